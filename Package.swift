@@ -1,0 +1,61 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Settings every target of ours shares: Swift 6 mode is the default for tools 6.x;
+/// these make the public surface explicit and existentials visible.
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "Hangar",
+    platforms: [.macOS(.v13), .iOS(.v16)],
+    products: [
+        .library(name: "PropertyList", targets: ["PropertyList"]),
+        .library(name: "Hangar", targets: ["Hangar"]),
+        .executable(name: "hangar", targets: ["hangar"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+    ],
+    targets: [
+        // Layer 1: the value model and the codecs. Standard library only.
+        .target(
+            name: "PropertyList",
+            swiftSettings: strictSettings
+        ),
+        // Layer 2: models, documents, migrations, the store.
+        .target(
+            name: "Hangar",
+            dependencies: ["PropertyList"],
+            swiftSettings: strictSettings
+        ),
+        // Layer 3: the command-line tool.
+        .executableTarget(
+            name: "hangar",
+            dependencies: [
+                "PropertyList",
+                "Hangar",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "PropertyListTests",
+            dependencies: ["PropertyList"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "HangarTests",
+            dependencies: ["Hangar", "PropertyList"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "HangarCLITests",
+            dependencies: ["hangar"],
+            swiftSettings: strictSettings
+        ),
+    ]
+)

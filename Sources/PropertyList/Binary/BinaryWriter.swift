@@ -1,0 +1,5 @@
+enum BinaryWriter {
+    static func write(_ value: PropertyList) throws(PropertyListError) -> [UInt8] {
+        throw PropertyListError(.unsupported, "BinaryWriter is not implemented yet")
+    }
+}

@@ -1,0 +1,33 @@
+/// Tells a property list's format from its first bytes.
+enum FormatDetector {
+    static func detect(_ bytes: [UInt8]) throws(PropertyListError) -> PropertyListFormat {
+        if bytes.starts(with: BinaryFormat.magicPrefix) { return .binary }
+        var index = 0
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
+        while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x09 || bytes[index] == 0x0A
+            || bytes[index] == 0x0D
+        {
+            index += 1
+        }
+        guard index < bytes.count else {
+            throw PropertyListError(.unknownFormat, "The input is empty", at: .byteOffset(index))
+        }
+        switch bytes[index] {
+        case UInt8(ascii: "<"):
+            // `<0fab 12>` (hex digits up to `>`) is OpenStep data; any tag (`<?xml`, `<plist`, `<dict>`) is XML.
+            var cursor = index + 1
+            while cursor < bytes.count, bytes[cursor] != UInt8(ascii: ">") {
+                let byte = bytes[cursor] | 0x20  // ASCII lower case
+                let isHexOrBlank = (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+                    || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f")) || bytes[cursor] <= 0x20
+                if !isHexOrBlank { return .xml }
+                cursor += 1
+            }
+            return .openStep
+        case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "\""):
+            return .json
+        default:
+            return .openStep
+        }
+    }
+}

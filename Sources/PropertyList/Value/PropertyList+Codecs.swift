@@ -1,0 +1,95 @@
+extension PropertyList {
+    /// Decodes a property list in any format this module reads, detecting which from the bytes.
+    ///
+    /// Detection: `bplist` magic → binary; otherwise the first non-blank byte after an optional UTF-8 BOM:
+    /// `<` → XML; `{`/`[`/`"`-JSON that parses as JSON → JSON; anything else → OpenStep.
+    public static func decode(
+        _ bytes: [UInt8],
+        limits: DecodingLimits = .default
+    ) throws(PropertyListError) -> (value: PropertyList, format: PropertyListFormat) {
+        let format = try FormatDetector.detect(bytes)
+        switch format {
+        case .binary:
+            return (try BinaryReader.read(bytes, limits: limits), .binary)
+        case .xml:
+            return (try XMLReader.read(bytes, limits: limits), .xml)
+        case .json:
+            // JSON and OpenStep share `{`, `(`, `"`: try JSON first, fall back to OpenStep, which is a
+            // superset for most shapes (plutil tries its plist readers first and JSON last).
+            do {
+                return (try JSONReader.read(bytes, limits: limits), .json)
+            } catch {
+                guard error.code == .malformed else { throw error }
+                if let value = try? OpenStepReader.read(bytes, limits: limits) { return (value, .openStep) }
+                throw error
+            }
+        case .openStep:
+            return (try OpenStepReader.read(bytes, limits: limits), .openStep)
+        }
+    }
+
+    /// Decodes a binary property list (`bplist00`).
+    public init(binary bytes: [UInt8], limits: DecodingLimits = .default) throws(PropertyListError) {
+        self = try BinaryReader.read(bytes, limits: limits)
+    }
+
+    /// Decodes an XML property list.
+    public init(xml bytes: [UInt8], limits: DecodingLimits = .default) throws(PropertyListError) {
+        self = try XMLReader.read(bytes, limits: limits)
+    }
+
+    /// Decodes an old-style OpenStep (NeXTSTEP ASCII) property list.
+    public init(openStep bytes: [UInt8], limits: DecodingLimits = .default) throws(PropertyListError) {
+        self = try OpenStepReader.read(bytes, limits: limits)
+    }
+
+    /// Decodes JSON into a property list: objects become dictionaries, numbers integers or reals.
+    /// `null` has no property-list form and is an error.
+    public init(json bytes: [UInt8], limits: DecodingLimits = .default) throws(PropertyListError) {
+        self = try JSONReader.read(bytes, limits: limits)
+    }
+
+    /// Encodes this value in `format`.
+    ///
+    /// Binary and XML writers are deterministic: equal values give identical bytes, with dictionary keys sorted.
+    /// Fails with ``PropertyListError/Code/unrepresentable`` for a value the format cannot hold
+    /// (for example a date in strict JSON) and ``PropertyListError/Code/unsupported`` for OpenStep,
+    /// which is read only.
+    public func encoded(
+        as format: PropertyListFormat,
+        options: EncodingOptions = .init()
+    ) throws(PropertyListError) -> [UInt8] {
+        switch format {
+        case .binary: try BinaryWriter.write(self)
+        case .xml: try XMLWriter.write(self)
+        case .json: try JSONWriter.write(self, options: options.json)
+        case .openStep: throw PropertyListError(.unsupported, "The OpenStep format is read only")
+        }
+    }
+}
+
+/// Choices for ``PropertyList/encoded(as:options:)``.
+public struct EncodingOptions: Sendable, Hashable {
+    /// How JSON output is shaped and what it does with dates and data.
+    public var json: JSONEncodingOptions
+
+    /// Options with the given JSON choices.
+    public init(json: JSONEncodingOptions = .init()) {
+        self.json = json
+    }
+}
+
+/// Choices for JSON output.
+public struct JSONEncodingOptions: Sendable, Hashable {
+    /// Indented, one entry per line (keys are always sorted).
+    public var prettyPrinted: Bool
+    /// Write dates as ISO-8601 strings (`2004-10-26T10:33:33Z`, with a fraction when there is one) and data as
+    /// base64 strings. Without it, as in `plutil -convert json`, a date or data value is an error naming its path.
+    public var lossyDatesAndData: Bool
+
+    /// Options with the given choices; the defaults match `plutil -convert json`.
+    public init(prettyPrinted: Bool = false, lossyDatesAndData: Bool = false) {
+        self.prettyPrinted = prettyPrinted
+        self.lossyDatesAndData = lossyDatesAndData
+    }
+}

@@ -1,0 +1,125 @@
+/// A property-list value: the eight kinds of value a `.plist` file can hold.
+///
+/// `PropertyList` is a plain value type. Equality is exact, so that every value survives a round trip
+/// through any format as an equal value:
+/// - strings compare by their Unicode scalars, not by canonical equivalence
+///   (`"é"` precomposed and `"e\u{301}"` are different keys, as they are in Apple's and Python's readers);
+/// - reals and dates compare by bit pattern, so `NaN == NaN` and `0.0 != -0.0`.
+///
+/// There is no null: a missing value is a missing dictionary key.
+public enum PropertyList: Sendable {
+    /// A Unicode string.
+    case string(String)
+    /// A whole number in −2^63 … 2^64−1.
+    case integer(Integer)
+    /// A 64-bit IEEE-754 floating-point number.
+    case real(Double)
+    /// `true` or `false`.
+    case boolean(Bool)
+    /// A moment, as seconds since 2001-01-01 00:00:00 UTC (Apple's reference date).
+    case date(Double)
+    /// Raw bytes.
+    case data([UInt8])
+    /// An ordered list of values.
+    case array([PropertyList])
+    /// String keys to values. Keys are unordered; every writer sorts them.
+    case dictionary([String: PropertyList])
+}
+
+extension PropertyList {
+    /// The name of this value's kind as the XML format spells it: `string`, `integer`, `real`, `true`/`false`
+    /// (`boolean` here), `date`, `data`, `array`, `dict` (`dictionary` here).
+    public var kindName: String {
+        switch self {
+        case .string: "string"
+        case .integer: "integer"
+        case .real: "real"
+        case .boolean: "boolean"
+        case .date: "date"
+        case .data: "data"
+        case .array: "array"
+        case .dictionary: "dictionary"
+        }
+    }
+}
+
+// MARK: - Exact equality
+
+extension PropertyList: Hashable {
+    public static func == (lhs: PropertyList, rhs: PropertyList) -> Bool {
+        switch (lhs, rhs) {
+        case let (.string(a), .string(b)): a.unicodeScalarsEqual(b)
+        case let (.integer(a), .integer(b)): a == b
+        case let (.real(a), .real(b)): a.bitPattern == b.bitPattern
+        case let (.boolean(a), .boolean(b)): a == b
+        case let (.date(a), .date(b)): a.bitPattern == b.bitPattern
+        case let (.data(a), .data(b)): a == b
+        case let (.array(a), .array(b)): a == b
+        case let (.dictionary(a), .dictionary(b)): Self.dictionariesEqual(a, b)
+        default: false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .string(let s):
+            hasher.combine(0 as UInt8)
+            s.hashScalars(into: &hasher)
+        case .integer(let i):
+            hasher.combine(1 as UInt8)
+            hasher.combine(i)
+        case .real(let r):
+            hasher.combine(2 as UInt8)
+            hasher.combine(r.bitPattern)
+        case .boolean(let b):
+            hasher.combine(3 as UInt8)
+            hasher.combine(b)
+        case .date(let d):
+            hasher.combine(4 as UInt8)
+            hasher.combine(d.bitPattern)
+        case .data(let d):
+            hasher.combine(5 as UInt8)
+            hasher.combine(d)
+        case .array(let a):
+            hasher.combine(6 as UInt8)
+            hasher.combine(a)
+        case .dictionary(let d):
+            hasher.combine(7 as UInt8)
+            // Order-independent: combine each entry's own hash commutatively.
+            var combined = 0
+            for (key, value) in d {
+                var entry = Hasher()
+                key.hashScalars(into: &entry)
+                entry.combine(value)
+                combined ^= entry.finalize()
+            }
+            hasher.combine(d.count)
+            hasher.combine(combined)
+        }
+    }
+
+    /// Swift's `Dictionary` merges canonically equivalent keys, so two dictionaries are equal here when
+    /// they hold the same keys scalar for scalar, each with an equal value.
+    private static func dictionariesEqual(_ a: [String: PropertyList], _ b: [String: PropertyList]) -> Bool {
+        guard a.count == b.count else { return false }
+        for (key, value) in a {
+            guard let index = b.index(forKey: key), b[index].key.unicodeScalarsEqual(key), b[index].value == value
+            else { return false }
+        }
+        return true
+    }
+}
+
+extension String {
+    /// Scalar-for-scalar equality (Swift's `==` treats canonically equivalent strings as equal).
+    @inlinable
+    func unicodeScalarsEqual(_ other: String) -> Bool {
+        utf8.elementsEqual(other.utf8)
+    }
+
+    @inlinable
+    func hashScalars(into hasher: inout Hasher) {
+        hasher.combine(utf8.count)
+        for byte in utf8 { hasher.combine(byte) }
+    }
+}

@@ -1,0 +1,4 @@
+import Testing
+@testable import Hangar
+
+@Test func versionIsSet() { #expect(!HangarVersion.current.isEmpty) }
