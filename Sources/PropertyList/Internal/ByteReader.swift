@@ -1,0 +1,147 @@
+// The only file in this module that touches unsafe memory. Scanners work in offsets into a `ByteReader`
+// and call these accessors only after they have checked the range (see the `check` helpers' callers);
+// debug builds re-check every access.
+
+/// Read-only, bounds-checked-in-debug access to the input bytes, valid inside `withByteReader`.
+struct ByteReader {
+    private let base: UnsafeRawBufferPointer
+
+    /// The number of bytes.
+    var count: Int { base.count }
+
+    fileprivate init(_ base: UnsafeRawBufferPointer) {
+        self.base = base
+    }
+
+    /// The byte at `offset`. The caller has checked `offset < count`.
+    @inline(__always)
+    subscript(offset: Int) -> UInt8 {
+        assert(offset >= 0 && offset < base.count, "ByteReader: offset \(offset) out of range")
+        return base[offset]
+    }
+
+    /// A big-endian unsigned integer of `width` (1…8) bytes at `offset`. The caller has checked the range.
+    @inline(__always)
+    func bigEndianUInt(at offset: Int, width: Int) -> UInt64 {
+        assert(width >= 1 && width <= 8 && offset >= 0 && offset + width <= base.count)
+        switch width {
+        case 1:
+            return UInt64(base[offset])
+        case 2:
+            return UInt64(UInt16(bigEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt16.self)))
+        case 4:
+            return UInt64(UInt32(bigEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+        case 8:
+            return UInt64(bigEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+        default:
+            var value: UInt64 = 0
+            for index in offset..<(offset + width) { value = value << 8 | UInt64(base[index]) }
+            return value
+        }
+    }
+
+    /// A copy of `count` bytes at `offset`. The caller has checked the range.
+    func bytes(at offset: Int, count: Int) -> [UInt8] {
+        assert(offset >= 0 && count >= 0 && offset + count <= base.count)
+        return Array(UnsafeRawBufferPointer(rebasing: base[offset..<(offset + count)]))
+    }
+
+    /// Whether the bytes at `offset` start with `prefix`. Checks the range itself.
+    func matches(_ prefix: [UInt8], at offset: Int) -> Bool {
+        guard offset >= 0, offset + prefix.count <= base.count else { return false }
+        for (index, byte) in prefix.enumerated() where base[offset + index] != byte { return false }
+        return true
+    }
+
+    /// The offset of the first byte equal to `byte` in `offset..<end`, or `nil`.
+    func firstIndex(of byte: UInt8, from offset: Int, to end: Int) -> Int? {
+        assert(offset >= 0 && end <= base.count)
+        var index = offset
+        while index < end {
+            if base[index] == byte { return index }
+            index += 1
+        }
+        return nil
+    }
+
+    /// The ASCII string of `count` bytes at `offset`, or `nil` if a byte is 0x80 or above.
+    /// The caller has checked the range.
+    func asciiString(at offset: Int, count: Int) -> String? {
+        assert(offset >= 0 && count >= 0 && offset + count <= base.count)
+        let slice = UnsafeRawBufferPointer(rebasing: base[offset..<(offset + count)])
+        var combined: UInt8 = 0
+        for byte in slice { combined |= byte }
+        guard combined < 0x80 else { return nil }
+        return String(decoding: slice, as: UTF8.self)
+    }
+
+    /// The string of `count` bytes of UTF-8 at `offset`, or `nil` if they are not valid UTF-8.
+    /// The caller has checked the range.
+    func utf8String(at offset: Int, count: Int) -> String? {
+        assert(offset >= 0 && count >= 0 && offset + count <= base.count)
+        let slice = UnsafeRawBufferPointer(rebasing: base[offset..<(offset + count)])
+        return String(validating: slice, as: UTF8.self)
+    }
+
+    /// The string of `units` big-endian UTF-16 code units at `offset`, or `nil` when a surrogate is unpaired.
+    /// The caller has checked that `2 * units` bytes are in range.
+    func utf16BigEndianString(at offset: Int, units: Int) -> String? {
+        assert(offset >= 0 && units >= 0 && offset + 2 * units <= base.count)
+        var failed = false
+        let string = String(unsafeUninitializedCapacity: units * 3) { utf8 in
+            var out = 0
+            var index = 0
+            while index < units {
+                let unit = UInt32(base[offset + 2 * index]) << 8 | UInt32(base[offset + 2 * index + 1])
+                index += 1
+                var scalar = unit
+                if unit >= 0xD800 && unit <= 0xDFFF {
+                    guard unit <= 0xDBFF, index < units else { failed = true; return 0 }
+                    let low = UInt32(base[offset + 2 * index]) << 8 | UInt32(base[offset + 2 * index + 1])
+                    guard low >= 0xDC00 && low <= 0xDFFF else { failed = true; return 0 }
+                    index += 1
+                    scalar = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
+                }
+                switch scalar {
+                case ..<0x80:
+                    utf8[out] = UInt8(scalar)
+                    out += 1
+                case ..<0x800:
+                    utf8[out] = UInt8(0xC0 | scalar >> 6)
+                    utf8[out + 1] = UInt8(0x80 | scalar & 0x3F)
+                    out += 2
+                case ..<0x10000:
+                    utf8[out] = UInt8(0xE0 | scalar >> 12)
+                    utf8[out + 1] = UInt8(0x80 | scalar >> 6 & 0x3F)
+                    utf8[out + 2] = UInt8(0x80 | scalar & 0x3F)
+                    out += 3
+                default:
+                    // A pair is two units (6 bytes of capacity) and writes 4 bytes, so the capacity holds.
+                    utf8[out] = UInt8(0xF0 | scalar >> 18)
+                    utf8[out + 1] = UInt8(0x80 | scalar >> 12 & 0x3F)
+                    utf8[out + 2] = UInt8(0x80 | scalar >> 6 & 0x3F)
+                    utf8[out + 3] = UInt8(0x80 | scalar & 0x3F)
+                    out += 4
+                }
+            }
+            return out
+        }
+        return failed ? nil : string
+    }
+}
+
+/// Runs `body` with a `ByteReader` over `bytes`.
+@inline(__always)
+func withByteReader<Result>(
+    _ bytes: [UInt8],
+    _ body: (ByteReader) throws(PropertyListError) -> Result
+) throws(PropertyListError) -> Result {
+    let outcome: Swift.Result<Result, PropertyListError> = bytes.withUnsafeBytes { raw in
+        do throws(PropertyListError) {
+            return .success(try body(ByteReader(raw)))
+        } catch {
+            return .failure(error)
+        }
+    }
+    return try outcome.get()
+}
