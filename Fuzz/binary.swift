@@ -4,7 +4,7 @@
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ count: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: count))
-    guard let value = try? PropertyList(binary: bytes, limits: DecodingLimits(maxExpandedNodes: 1 << 20)) else {
+    guard let value = try? PropertyList(binary: bytes, limits: DecodingLimits(maxExpandedNodes: 1 << 16)) else {
         return 0
     }
     roundTrip(value, as: .binary)
