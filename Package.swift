@@ -31,6 +31,13 @@ let package = Package(
             dependencies: ["PropertyList"],
             swiftSettings: strictSettings
         ),
+        // The seed's Pilot/Airplane models, written against Hangar's public API only.
+        .target(
+            name: "PilotModels",
+            dependencies: ["Hangar"],
+            path: "Examples/Pilots/Models",
+            swiftSettings: strictSettings
+        ),
         // Layer 3: the command-line tool.
         .executableTarget(
             name: "hangar",
@@ -49,7 +56,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HangarTests",
-            dependencies: ["Hangar", "PropertyList"],
+            dependencies: ["Hangar", "PropertyList", "PilotModels"],
             swiftSettings: strictSettings
         ),
         .testTarget(

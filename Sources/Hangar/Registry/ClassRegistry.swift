@@ -38,24 +38,28 @@ public struct ClassRegistry: Sendable {
 
     /// Allows `type` to be built under `tag` wherever a `Base` is read, and makes encoding a `type` write `tag`.
     ///
-    /// `type` is any `Base.Type`: `Base` itself or one of its subclasses, checked by the compiler.
-    /// Registering is setup, not input: a tag already taken for `base` by another type, or a type given a
-    /// second, different tag, is a programmer error and stops the program.
-    public mutating func register<Base: PropertyListRepresentable & SendableMetatype>(
-        _ type: Base.Type, tag: String, as base: Base.Type = Base.self
+    /// `Base` is a class and `type` is `Base` itself or one of its subclasses. Registering is setup, not input:
+    /// a `type` that is not a `Base`, a tag already taken for `base` by another type, or a type given a second,
+    /// different tag is a programmer error and stops the program, at startup rather than on some later read.
+    public mutating func register<Model: PropertyListRepresentable & SendableMetatype, Base: PropertyListRepresentable>(
+        _ type: Model.Type, tag: String, as base: Base.Type
     ) {
-        let typeID = ObjectIdentifier(type)
-        let baseID = ObjectIdentifier(base)
+        precondition(Base.self is AnyObject.Type, "only classes are polymorphic; \(Base.self) is not a class")
+        precondition(Model.self is Base.Type, "\(Model.self) is not \(Base.self) or a subclass of it")
+        let typeID = ObjectIdentifier(Model.self)
+        let baseID = ObjectIdentifier(Base.self)
         if let existing = tagsByType[typeID] {
-            precondition(existing == tag, "\(type) is already registered under tag \"\(existing)\", not \"\(tag)\"")
+            precondition(existing == tag, "\(Model.self) is already registered under tag \"\(existing)\", not \"\(tag)\"")
         }
         if let existing = entriesByBase[baseID]?[tag] {
-            precondition(existing.typeName == "\(type)", "tag \"\(tag)\" is already registered for \(base) as \(existing.typeName)")
+            precondition(existing.typeName == "\(Model.self)", "tag \"\(tag)\" is already registered for \(Base.self) as \(existing.typeName)")
             return
         }
-        let make = ClassRegistry.maker(for: type)
-        entriesByBase[baseID, default: [:]][tag] = Entry(tag: tag, typeName: "\(type)", make: make)
-        baseNamesByTag[tag, default: []].append("\(base)")
+        let make: @Sendable (PropertyList) throws(ModelError) -> any PropertyListRepresentable = { value throws(ModelError) in
+            try Model(propertyList: value)
+        }
+        entriesByBase[baseID, default: [:]][tag] = Entry(tag: tag, typeName: "\(Model.self)", make: make)
+        baseNamesByTag[tag, default: []].append("\(Base.self)")
         tagsByType[typeID] = tag
     }
 
@@ -85,12 +89,5 @@ public struct ClassRegistry: Sendable {
             throw ModelError(.invalidValue, "class tag \(tag.debugDescription) built a value that is not a \(T.self)")
         }
         return model
-    }
-
-    /// A factory that calls the `init(propertyList:)` of the dynamic type `type` holds (a subclass of `Base`).
-    private static func maker<Base: PropertyListRepresentable & SendableMetatype>(
-        for type: Base.Type
-    ) -> @Sendable (PropertyList) throws(ModelError) -> any PropertyListRepresentable {
-        { value throws(ModelError) in try type.init(propertyList: value) }
     }
 }
