@@ -2,6 +2,8 @@ public import Hangar
 public import PropertyList
 
 /// An airplane, the base of the seed's class hierarchy.
+///
+/// `@unchecked Sendable`: every stored property is a `let` of a `Sendable` type (subclasses keep it so).
 open class Airplane: PropertyListRepresentable, @unchecked Sendable {
     /// The keys every airplane writes.
     public enum Key: String {

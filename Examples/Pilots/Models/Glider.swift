@@ -2,6 +2,8 @@ public import Hangar
 public import PropertyList
 
 /// An airplane without an engine, launched by aerotow or winch.
+///
+/// `@unchecked Sendable`: every stored property is a `let` of a `Sendable` type (subclasses keep it so).
 open class Glider: Airplane, @unchecked Sendable {
     /// The keys a glider adds.
     public enum GliderKey: String {

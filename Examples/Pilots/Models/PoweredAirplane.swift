@@ -2,6 +2,8 @@ public import Hangar
 public import PropertyList
 
 /// An airplane with an engine.
+///
+/// `@unchecked Sendable`: every stored property is a `let` of a `Sendable` type (subclasses keep it so).
 open class PoweredAirplane: Airplane, @unchecked Sendable {
     /// The keys a powered airplane adds.
     public enum PoweredKey: String {

@@ -16,6 +16,9 @@ import PropertyList
 /// registered, or one registered for another base type, is an error naming the tag and the path. There is no
 /// reflection: only the initializers handed to ``register(_:tag:as:)`` can ever run.
 ///
+/// An object whose dynamic type is not registered is written without a tag and reads back as the base type,
+/// so register every subclass that is ever stored (``tag(for:)`` tells whether a type is).
+///
 /// Build a registry once and share it: it is an immutable value once built, safe to use from any thread.
 /// Reads and writes see the registry bound by ``decode(_:from:)``, ``encode(_:)`` or ``withCurrent(_:)``
 /// (``current``), because the ``PropertyListRepresentable`` requirements take no context parameter.
