@@ -37,6 +37,13 @@ let package = Package(
             dependencies: ["PropertyList", "CSQLite"],
             swiftSettings: strictSettings
         ),
+        // The seed's Pilot/Airplane models, written against Hangar's public API only.
+        .target(
+            name: "PilotModels",
+            dependencies: ["Hangar"],
+            path: "Examples/Pilots/Models",
+            swiftSettings: strictSettings
+        ),
         // Layer 3: the command-line tool.
         .executableTarget(
             name: "hangar",
@@ -55,7 +62,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HangarTests",
-            dependencies: ["Hangar", "PropertyList"],
+            dependencies: ["Hangar", "PropertyList", "PilotModels"],
             swiftSettings: strictSettings
         ),
         .testTarget(
