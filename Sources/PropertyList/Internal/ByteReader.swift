@@ -1,4 +1,4 @@
-// The only file in this module that touches unsafe memory. Scanners work in offsets into a `ByteReader`
+// One of the few files (all in Internal/) that touch unsafe memory. Scanners work in offsets into a `ByteReader`
 // and call these accessors only after they have checked the range (see the `check` helpers' callers);
 // debug builds re-check every access.
 
@@ -145,3 +145,4 @@ func withByteReader<Result>(
     }
     return try outcome.get()
 }
+
