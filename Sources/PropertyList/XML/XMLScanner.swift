@@ -182,16 +182,17 @@ struct XMLScanner {
                 }
                 switch tag {
                 case .array, .dict:
+                    // Each level costs heap here, but consumers recurse; the budget keeps them safe. An empty
+                    // container counts as a level too, as it does for the writers.
+                    guard depth < limits.maxDepth else {
+                        throw failure(
+                            .limitExceeded,
+                            "Too many nested arrays or dictionaries (the limit is \(limits.maxDepth))",
+                            at: offset)
+                    }
                     if selfClosing {
                         finished = tag == .array ? .array([]) : .dictionary([:])
                     } else {
-                        // Each level costs heap here, but consumers recurse; the budget keeps them safe.
-                        guard depth < limits.maxDepth else {
-                            throw failure(
-                                .limitExceeded,
-                                "Too many nested arrays or dictionaries (the limit is \(limits.maxDepth))",
-                                at: offset)
-                        }
                         depth += 1
                         frames.append(Frame(tag: tag, offset: offset))
                         if tag == .array {

@@ -91,11 +91,11 @@ struct XMLEmitter {
             indent(level)
             append("</data>\n")
         case .array(let elements):
+            guard level < WriteLimits.maxDepth else { throw WriteLimits.depthFailure() }
             if elements.isEmpty {
                 append("<array/>\n")
                 return
             }
-            guard level < WriteLimits.maxDepth else { throw WriteLimits.depthFailure() }
             append("<array>\n")
             for (index, element) in elements.enumerated() {
                 do {
@@ -107,11 +107,11 @@ struct XMLEmitter {
             indent(level)
             append("</array>\n")
         case .dictionary(let entries):
+            guard level < WriteLimits.maxDepth else { throw WriteLimits.depthFailure() }
             if entries.isEmpty {
                 append("<dict/>\n")
                 return
             }
-            guard level < WriteLimits.maxDepth else { throw WriteLimits.depthFailure() }
             append("<dict>\n")
             for (key, element) in KeyOrder.sortedEntries(entries) {
                 do {

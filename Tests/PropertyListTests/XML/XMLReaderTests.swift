@@ -327,10 +327,13 @@ import Testing
         }
         #expect(levels == 511)
         let tight = DecodingLimits(maxDepth: 3)
-        let error = propertyListError { _ = try PropertyList(xml: Array("<array><array><array><array/></array></array></array>".utf8), limits: tight) }
-        #expect(error == nil)
-        let tooDeep = propertyListError { _ = try PropertyList(xml: Array("<array><array><array><array></array></array></array></array>".utf8), limits: tight) }
+        #expect(try PropertyList(xml: Array("<array><array><array/></array></array>".utf8), limits: tight) == [[[]]])
+        // An empty container is a level too.
+        let tooDeep = propertyListError {
+            _ = try PropertyList(xml: Array("<array><array><array><dict/></array></array></array>".utf8), limits: tight)
+        }
         #expect(tooDeep?.code == .limitExceeded)
+        #expect(tooDeep?.location == .line(1, column: 22))
     }
 
     @Test func billionLaughsIsRefusedBeforeAnyExpansion() {
