@@ -58,6 +58,8 @@ enum Base64 {
 /// whitespace may follow it; the input must end on a quad boundary.
 struct Base64Decoder {
     private(set) var output: [UInt8] = []
+    /// A local reference to the table, so the hot loop does not go through the global's lazy initializer.
+    private let table = Base64.decodeTable
     private var accumulator: UInt32 = 0
     private var digits = 0
     private var awaitingSecondPad = false
@@ -71,7 +73,7 @@ struct Base64Decoder {
     /// Takes one input byte; `false` when it makes the input invalid.
     @inline(__always)
     mutating func feed(_ byte: UInt8) -> Bool {
-        let value = Base64.decodeTable[Int(byte)]
+        let value = table[Int(byte)]
         if value < 64 {
             guard !ended, !awaitingSecondPad else { return false }
             accumulator = accumulator << 6 | UInt32(value)

@@ -95,13 +95,13 @@ struct JSONScanner {
             case UInt8(ascii: "\""):
                 finished = .string(try scanString())
             case UInt8(ascii: "t"):
-                try expectLiteral("true")
+                try expectLiteral(Self.trueLiteral)
                 finished = true
             case UInt8(ascii: "f"):
-                try expectLiteral("false")
+                try expectLiteral(Self.falseLiteral)
                 finished = false
             case UInt8(ascii: "n"):
-                try expectLiteral("null")
+                try expectLiteral(Self.nullLiteral)
                 throw failure(.unsupported, "Found null, which has no property-list form", at: offset)
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
                 finished = try scanNumber()
@@ -156,12 +156,15 @@ struct JSONScanner {
         return key
     }
 
-    private mutating func expectLiteral(_ literal: StaticString) throws(PropertyListError) {
-        let matched = literal.withUTF8Buffer { reader.matches(Array($0), at: position) }
-        guard matched else {
+    private static let trueLiteral: [UInt8] = Array("true".utf8)
+    private static let falseLiteral: [UInt8] = Array("false".utf8)
+    private static let nullLiteral: [UInt8] = Array("null".utf8)
+
+    private mutating func expectLiteral(_ literal: [UInt8]) throws(PropertyListError) {
+        guard reader.matches(literal, at: position) else {
             throw failure(.malformed, "Found \(found(at: position)) where a value was expected", at: position)
         }
-        position += literal.utf8CodeUnitCount
+        position += literal.count
     }
 
     // MARK: Strings

@@ -34,8 +34,8 @@ struct JSONEmitter {
     }
 
     @inline(__always)
-    private mutating func append(_ text: StaticString) {
-        text.withUTF8Buffer { out.append(contentsOf: $0) }
+    private mutating func append(_ text: String) {
+        out.append(contentsOf: text.utf8)
     }
 
     @inline(__always)

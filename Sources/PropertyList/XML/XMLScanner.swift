@@ -262,31 +262,24 @@ struct XMLScanner {
         return position > start
     }
 
-    /// The tag named by the `length` bytes at `start`, if it is one of the plist vocabulary.
+    /// The tag named by the `length` bytes at `start`, if it is one of the plist vocabulary. The name's bytes
+    /// are packed little-endian into a `UInt64` and compared with the packed names (no table, no loop).
     private func tag(at start: Int, length: Int) -> Tag? {
-        func named(_ name: StaticString) -> Bool {
-            name.utf8CodeUnitCount == length
-                && name.withUTF8Buffer { buffer in
-                    var index = 0
-                    while index < length {
-                        if reader[start + index] != buffer[index] { return false }
-                        index += 1
-                    }
-                    return true
-                }
-        }
-        switch length {
-        case 3: return named("key") ? .key : nil
-        case 4:
-            switch reader[start] {
-            case UInt8(ascii: "d"): return named("dict") ? .dict : named("data") ? .data : named("date") ? .date : nil
-            case UInt8(ascii: "r"): return named("real") ? .real : nil
-            case UInt8(ascii: "t"): return named("true") ? .true : nil
-            default: return nil
-            }
-        case 5: return named("plist") ? .plist : named("array") ? .array : named("false") ? .false : nil
-        case 6: return named("string") ? .string : nil
-        case 7: return named("integer") ? .integer : nil
+        guard length >= 3, length <= 7 else { return nil }
+        var packed: UInt64 = 0
+        for index in 0..<length { packed |= UInt64(reader[start + index]) << (8 * UInt64(index)) }
+        switch packed {
+        case 0x79656B: return .key  // "key"
+        case 0x74636964: return .dict  // "dict"
+        case 0x61746164: return .data  // "data"
+        case 0x65746164: return .date  // "date"
+        case 0x6C616572: return .real  // "real"
+        case 0x65757274: return .true  // "true"
+        case 0x7473696C70: return .plist  // "plist"
+        case 0x7961727261: return .array  // "array"
+        case 0x65736C6166: return .false  // "false"
+        case 0x676E69727473: return .string  // "string"
+        case 0x72656765746E69: return .integer  // "integer"
         default: return nil
         }
     }
@@ -499,9 +492,11 @@ struct XMLScanner {
             if NumberText.isXMLWhitespace(byte) {
                 position += 1
             } else if byte == UInt8(ascii: "<") {
-                if reader.matches(Self.commentOpen, at: position) {
+                // Most `<` here start a tag: look at one byte before comparing longer openers.
+                let next = position + 1 < reader.count ? reader[position + 1] : 0
+                if next == UInt8(ascii: "!"), reader.matches(Self.commentOpen, at: position) {
                     try skipComment()
-                } else if reader.matches(Self.piOpen, at: position) {
+                } else if next == UInt8(ascii: "?") {
                     try skipProcessingInstruction(atDocumentStart: false)
                 } else {
                     return

@@ -49,8 +49,8 @@ struct XMLEmitter {
     }
 
     @inline(__always)
-    private mutating func append(_ text: StaticString) {
-        text.withUTF8Buffer { out.append(contentsOf: $0) }
+    private mutating func append(_ text: String) {
+        out.append(contentsOf: text.utf8)
     }
 
     /// Writes `value` as one element (and its children) at `indent` tabs; `indent` is also the depth of a
