@@ -1,5 +1,386 @@
+/// Decodes `bplist00` (see ../shared/research/bplist-format.md §1).
+///
+/// Everything that can be checked up front is: the trailer, every offset-table entry, and then each
+/// object's payload against the end of the object area before anything is allocated. Objects are decoded
+/// once and memoized by object number, so shared references cost nothing; a budget counts the values the
+/// tree holds once shared references are expanded, and an on-path bit per object catches cycles.
+///
+/// Mappings this module documents: a UID (`8n`, NSKeyedArchiver) reads as the dictionary
+/// `{"CF$UID": n}`, the form Apple's XML writer uses for it. Sets, null, fill, URLs, UUIDs and the
+/// `bplist1x` formats are `unsupported` errors.
 enum BinaryReader {
     static func read(_ bytes: [UInt8], limits: DecodingLimits) throws(PropertyListError) -> PropertyList {
-        throw PropertyListError(.unsupported, "BinaryReader is not implemented yet")
+        try withByteReader(bytes) { (reader) throws(PropertyListError) -> PropertyList in
+            let trailer = try Trailer(reader, limits: limits)
+            var decoder = try BinaryDecoder(reader, trailer: trailer, limits: limits)
+            return try decoder.decodeRoot()
+        }
     }
+}
+
+/// The facts the last 32 bytes give, validated.
+struct Trailer {
+    let offsetIntSize: Int
+    let objectRefSize: Int
+    let objectCount: Int
+    let topObject: Int
+    let offsetTableOffset: Int
+
+    init(_ reader: ByteReader, limits: DecodingLimits) throws(PropertyListError) {
+        let count = reader.count
+        guard reader.matches(BinaryFormat.magicPrefix, at: 0), count >= 8 else {
+            throw PropertyListError(.unknownFormat, "Not a binary property list (no bplist header)", at: .byteOffset(0))
+        }
+        // Apple reads "bplist0" + any character; bplist1x (15, 16, 17) are private, different formats.
+        guard reader[6] == UInt8(ascii: "0") else {
+            let version = String(decoding: [reader[6], reader[7]], as: UTF8.self)
+            throw PropertyListError(
+                .unsupported, "Binary property list version \"\(version)\" is not supported (only bplist00)",
+                at: .byteOffset(6))
+        }
+        guard count >= BinaryFormat.minimumFileSize else {
+            throw PropertyListError(
+                .malformed, "The file is \(count) bytes, shorter than the smallest binary property list (42)",
+                at: .byteOffset(count))
+        }
+        let start = count - BinaryFormat.trailerSize
+        offsetIntSize = Int(reader[start + 6])
+        objectRefSize = Int(reader[start + 7])
+        let objects = reader.bigEndianUInt(at: start + 8, width: 8)
+        let top = reader.bigEndianUInt(at: start + 16, width: 8)
+        let tableOffset = reader.bigEndianUInt(at: start + 24, width: 8)
+
+        // Widths outside 1…8 cannot be read as integers.
+        guard (1...8).contains(offsetIntSize) else {
+            throw PropertyListError(
+                .malformed, "The trailer's offset size is \(offsetIntSize); it must be 1 to 8", at: .byteOffset(start + 6))
+        }
+        guard (1...8).contains(objectRefSize) else {
+            throw PropertyListError(
+                .malformed, "The trailer's object reference size is \(objectRefSize); it must be 1 to 8",
+                at: .byteOffset(start + 7))
+        }
+        guard objects >= 1 else {
+            throw PropertyListError(.malformed, "The trailer declares no objects", at: .byteOffset(start + 8))
+        }
+        // Every object takes at least one byte, so a count above the file size is a lie (bpo-42103's DoS).
+        guard objects <= UInt64(count), objects <= UInt64(limits.maxObjects) else {
+            throw PropertyListError(
+                objects <= UInt64(count) ? .limitExceeded : .malformed,
+                "The trailer declares \(objects) objects, more than "
+                    + (objects <= UInt64(count) ? "the limit of \(limits.maxObjects)" : "the file can hold"),
+                at: .byteOffset(start + 8))
+        }
+        guard top < objects else {
+            throw PropertyListError(
+                .malformed, "The top object \(top) is not among the \(objects) objects", at: .byteOffset(start + 16))
+        }
+        // The offset table sits between the objects (which start at 8) and the trailer, and fills that gap exactly:
+        // no garbage between the table and the trailer (Apple's and go-plist's rule).
+        let (tableSize, overflow) = objects.multipliedReportingOverflow(by: UInt64(offsetIntSize))
+        guard tableOffset >= 9, tableOffset < UInt64(start), !overflow, tableSize <= UInt64(start) - tableOffset,
+            tableOffset + tableSize == UInt64(start)
+        else {
+            throw PropertyListError(
+                .malformed,
+                "The offset table (\(objects) × \(offsetIntSize)-byte entries at offset \(tableOffset)) "
+                    + "does not fill the space between the objects and the trailer",
+                at: .byteOffset(start + 24))
+        }
+        objectCount = Int(objects)
+        topObject = Int(top)
+        offsetTableOffset = Int(tableOffset)
+    }
+}
+
+/// The recursive decoder over validated offsets.
+struct BinaryDecoder {
+    private let reader: ByteReader
+    private let trailer: Trailer
+    private let limits: DecodingLimits
+    /// Object number → byte offset, each checked to lie in the object area.
+    private let offsets: [Int]
+    /// Object number → decoded value, once decoded.
+    private var decoded: [PropertyList?]
+    /// Object number → how many values the decoded object holds, counting shared children every time.
+    private var expandedSizes: [Int]
+    /// Object number → whether it is being decoded now (a reference back to it is a cycle).
+    private var onPath: [Bool]
+    /// Values produced so far, shared references counted as often as they are used.
+    private var expandedCount = 0
+
+    init(_ reader: ByteReader, trailer: Trailer, limits: DecodingLimits) throws(PropertyListError) {
+        self.reader = reader
+        self.trailer = trailer
+        self.limits = limits
+        var offsets = [Int]()
+        offsets.reserveCapacity(trailer.objectCount)
+        let width = trailer.offsetIntSize
+        for index in 0..<trailer.objectCount {
+            let entry = trailer.offsetTableOffset + index * width
+            let offset = reader.bigEndianUInt(at: entry, width: width)
+            // An object lives after the header and before the offset table.
+            guard offset >= 8, offset < UInt64(trailer.offsetTableOffset) else {
+                throw PropertyListError(
+                    .malformed,
+                    "Object \(index) has offset \(offset), outside the object area 8..<\(trailer.offsetTableOffset)",
+                    at: .byteOffset(entry))
+            }
+            offsets.append(Int(offset))
+        }
+        self.offsets = offsets
+        decoded = Array(repeating: nil, count: trailer.objectCount)
+        expandedSizes = Array(repeating: 0, count: trailer.objectCount)
+        onPath = Array(repeating: false, count: trailer.objectCount)
+    }
+
+    mutating func decodeRoot() throws(PropertyListError) -> PropertyList {
+        try value(object: trailer.topObject, depth: 0, referencedAt: trailer.offsetTableOffset)
+    }
+
+    // MARK: Objects
+
+    private mutating func value(object: Int, depth: Int, referencedAt site: Int) throws(PropertyListError)
+        -> PropertyList
+    {
+        if let cached = decoded[object] {
+            try count(expandedSizes[object], at: site)
+            return cached
+        }
+        guard !onPath[object] else {
+            throw PropertyListError(
+                .malformed, "Object \(object) contains itself (a reference cycle)", at: .byteOffset(site))
+        }
+        let before = expandedCount
+        let result = try decode(object: object, depth: depth)
+        decoded[object] = result
+        expandedSizes[object] = expandedCount - before
+        return result
+    }
+
+    private mutating func count(_ values: Int, at site: Int) throws(PropertyListError) {
+        expandedCount += values
+        // Shared references let a few bytes describe 2^64 values; stop before the tree outgrows the budget.
+        guard expandedCount <= limits.maxExpandedNodes else {
+            throw PropertyListError(
+                .limitExceeded,
+                "The property list expands to more than \(limits.maxExpandedNodes) values through shared references",
+                at: .byteOffset(site))
+        }
+    }
+
+    private mutating func decode(object: Int, depth: Int) throws(PropertyListError) -> PropertyList {
+        let start = offsets[object]
+        let marker = reader[start]
+        let info = Int(marker & 0x0F)
+        try count(1, at: start)
+        switch marker >> 4 {
+        case 0x0:
+            switch marker {
+            case 0x08: return .boolean(false)
+            case 0x09: return .boolean(true)
+            case 0x00: throw unsupported("null (marker 0x00)", at: start)
+            case 0x0F: throw unsupported("fill (marker 0x0F)", at: start)
+            case 0x0C, 0x0D: throw unsupported("URL (marker 0x\(hex(marker)))", at: start)
+            case 0x0E: throw unsupported("UUID (marker 0x0E)", at: start)
+            default: throw unknownMarker(marker, at: start)
+            }
+        case 0x1:
+            return .integer(try integer(at: start, sizeExponent: info))
+        case 0x2:
+            guard info == 2 || info == 3 else {
+                throw PropertyListError(
+                    .malformed, "A real of \(1 << min(info, 15)) bytes is not valid (only 4 or 8)", at: .byteOffset(start))
+            }
+            let width = 1 << info
+            try checkPayload(start: start + 1, count: width, elementSize: 1, at: start)
+            let bits = reader.bigEndianUInt(at: start + 1, width: width)
+            return .real(info == 2 ? Double(Float(bitPattern: UInt32(truncatingIfNeeded: bits))) : Double(bitPattern: bits))
+        case 0x3:
+            guard marker == 0x33 else { throw unknownMarker(marker, at: start) }
+            try checkPayload(start: start + 1, count: 8, elementSize: 1, at: start)
+            let seconds = Double(bitPattern: reader.bigEndianUInt(at: start + 1, width: 8))
+            // XML and JSON cannot write a NaN or infinite date; refusing it keeps every format round-trippable.
+            guard seconds.isFinite else {
+                throw PropertyListError(.invalidValue, "A date is \(seconds), not a finite time", at: .byteOffset(start))
+            }
+            return .date(seconds)
+        case 0x4:
+            let (length, payload) = try countAndPayload(marker: marker, at: start)
+            try checkPayload(start: payload, count: length, elementSize: 1, at: start)
+            return .data(reader.bytes(at: payload, count: length))
+        case 0x5:
+            let (length, payload) = try countAndPayload(marker: marker, at: start)
+            try checkPayload(start: payload, count: length, elementSize: 1, at: start)
+            guard let string = reader.asciiString(at: payload, count: length) else {
+                throw PropertyListError(
+                    .invalidValue, "An ASCII string holds a byte above 0x7F", at: .byteOffset(start))
+            }
+            return .string(string)
+        case 0x6:
+            let (units, payload) = try countAndPayload(marker: marker, at: start)
+            try checkPayload(start: payload, count: units, elementSize: 2, at: start)
+            guard let string = reader.utf16BigEndianString(at: payload, units: units) else {
+                throw PropertyListError(
+                    .invalidValue, "A UTF-16 string holds an unpaired surrogate", at: .byteOffset(start))
+            }
+            return .string(string)
+        case 0x8:
+            // NSKeyedArchiver's UID: n+1 bytes, mapped to the dictionary Apple's XML writer uses for it.
+            let width = info + 1
+            guard width <= 8 else {
+                throw PropertyListError(.malformed, "A UID of \(width) bytes is not valid (at most 8)", at: .byteOffset(start))
+            }
+            try checkPayload(start: start + 1, count: width, elementSize: 1, at: start)
+            return .dictionary(["CF$UID": .integer(.init(reader.bigEndianUInt(at: start + 1, width: width)))])
+        case 0xA:
+            return .array(try array(object: object, marker: marker, at: start, depth: depth))
+        case 0xC:
+            throw unsupported("set (marker 0x\(hex(marker)))", at: start)
+        case 0xD:
+            return .dictionary(try dictionary(object: object, marker: marker, at: start, depth: depth))
+        case 0x7:
+            throw unsupported("UTF-8 string (marker 0x\(hex(marker)), a bplist1x type)", at: start)
+        case 0xB:
+            throw unsupported("ordered set (marker 0x\(hex(marker)), a bplist1x type)", at: start)
+        default:
+            throw unknownMarker(marker, at: start)
+        }
+    }
+
+    private mutating func array(object: Int, marker: UInt8, at start: Int, depth: Int) throws(PropertyListError) -> [PropertyList] {
+        let (length, refs) = try containerHeader(marker: marker, at: start, depth: depth, refsPerEntry: 1)
+        onPath[object] = true
+        var elements = [PropertyList]()
+        elements.reserveCapacity(length)
+        for index in 0..<length {
+            let site = refs + index * trailer.objectRefSize
+            elements.append(try value(object: try reference(at: site), depth: depth + 1, referencedAt: site))
+        }
+        onPath[object] = false
+        return elements
+    }
+
+    private mutating func dictionary(object: Int, marker: UInt8, at start: Int, depth: Int) throws(PropertyListError)
+        -> [String: PropertyList]
+    {
+        let (length, refs) = try containerHeader(marker: marker, at: start, depth: depth, refsPerEntry: 2)
+        onPath[object] = true
+        var entries = [String: PropertyList](minimumCapacity: length)
+        let valueRefs = refs + length * trailer.objectRefSize
+        for index in 0..<length {
+            let keySite = refs + index * trailer.objectRefSize
+            let keyObject = try reference(at: keySite)
+            guard case .string(let key) = try value(object: keyObject, depth: depth + 1, referencedAt: keySite) else {
+                throw PropertyListError(
+                    .malformed, "A dictionary key (object \(keyObject)) is not a string", at: .byteOffset(keySite))
+            }
+            let valueSite = valueRefs + index * trailer.objectRefSize
+            // A key given twice keeps its last value, as Apple's XML reader, CPython and go-plist do.
+            entries[key] = try value(object: try reference(at: valueSite), depth: depth + 1, referencedAt: valueSite)
+        }
+        onPath[object] = false
+        return entries
+    }
+
+    // MARK: Scalars and counts
+
+    private func integer(at start: Int, sizeExponent: Int) throws(PropertyListError) -> PropertyList.Integer {
+        guard sizeExponent <= 4 else {
+            throw PropertyListError(
+                .malformed, "An integer of 2^\(sizeExponent) bytes is not valid (at most 16)", at: .byteOffset(start))
+        }
+        let width = 1 << sizeExponent
+        try checkPayload(start: start + 1, count: width, elementSize: 1, at: start)
+        switch width {
+        case 1, 2, 4:
+            // Integers narrower than 8 bytes are unsigned in bplist00.
+            return .init(reader.bigEndianUInt(at: start + 1, width: width))
+        case 8:
+            return .init(Int64(bitPattern: reader.bigEndianUInt(at: start + 1, width: 8)))
+        default:
+            // 16 bytes: a signed 128-bit value; ours holds −2^63 … 2^64−1.
+            let high = reader.bigEndianUInt(at: start + 1, width: 8)
+            let low = reader.bigEndianUInt(at: start + 9, width: 8)
+            if high == 0 { return .init(low) }
+            if high == .max, low >= 1 << 63 { return .init(Int64(bitPattern: low)) }
+            throw PropertyListError(
+                .invalidValue, "A 16-byte integer is outside −2^63 … 2^64−1", at: .byteOffset(start))
+        }
+    }
+
+    /// The count of a data, string or container object, and where its payload starts.
+    private func countAndPayload(marker: UInt8, at start: Int) throws(PropertyListError) -> (count: Int, payload: Int) {
+        let nibble = Int(marker & 0x0F)
+        if nibble != 0x0F { return (nibble, start + 1) }
+        // 0xF: the count follows as an integer object `1n` of 1, 2, 4 or 8 bytes.
+        try checkPayload(start: start + 1, count: 1, elementSize: 1, at: start)
+        let countMarker = reader[start + 1]
+        guard countMarker >> 4 == 0x1, countMarker & 0x0F <= 3 else {
+            throw PropertyListError(
+                .malformed, "The count after marker 0x\(hex(marker)) is not an integer (marker 0x\(hex(countMarker)))",
+                at: .byteOffset(start + 1))
+        }
+        let width = 1 << Int(countMarker & 0x0F)
+        try checkPayload(start: start + 2, count: width, elementSize: 1, at: start)
+        let value = reader.bigEndianUInt(at: start + 2, width: width)
+        // Any count the object area can hold fits in Int; a larger one is refused by checkPayload's bound.
+        guard value <= UInt64(trailer.offsetTableOffset) else {
+            throw payloadPastEnd(count: value, at: start)
+        }
+        return (Int(value), start + 2 + width)
+    }
+
+    private func containerHeader(marker: UInt8, at start: Int, depth: Int, refsPerEntry: Int) throws(PropertyListError)
+        -> (count: Int, refs: Int)
+    {
+        guard depth < limits.maxDepth else {
+            throw PropertyListError(
+                .limitExceeded, "Arrays and dictionaries nest deeper than \(limits.maxDepth) levels", at: .byteOffset(start))
+        }
+        let (length, refs) = try countAndPayload(marker: marker, at: start)
+        try checkPayload(start: refs, count: length, elementSize: refsPerEntry * trailer.objectRefSize, at: start)
+        return (length, refs)
+    }
+
+    /// Checks that `count` elements of `elementSize` bytes from `payload` end before the offset table,
+    /// before anything is read or allocated.
+    @inline(__always)
+    private func checkPayload(start payload: Int, count: Int, elementSize: Int, at start: Int) throws(PropertyListError) {
+        let (size, overflow) = count.multipliedReportingOverflow(by: elementSize)
+        guard !overflow, payload <= trailer.offsetTableOffset, size <= trailer.offsetTableOffset - payload else {
+            throw payloadPastEnd(count: UInt64(count), at: start)
+        }
+    }
+
+    private func reference(at site: Int) throws(PropertyListError) -> Int {
+        let ref = reader.bigEndianUInt(at: site, width: trailer.objectRefSize)
+        guard ref < UInt64(trailer.objectCount) else {
+            throw PropertyListError(
+                .malformed, "A reference to object \(ref) is out of range (\(trailer.objectCount) objects)",
+                at: .byteOffset(site))
+        }
+        return Int(ref)
+    }
+
+    // MARK: Errors
+
+    private func payloadPastEnd(count: UInt64, at start: Int) -> PropertyListError {
+        PropertyListError(
+            .malformed, "An object's count (\(count)) runs past the end of the object area", at: .byteOffset(start))
+    }
+
+    private func unsupported(_ what: String, at start: Int) -> PropertyListError {
+        PropertyListError(.unsupported, "Binary property list values of type \(what) are not supported", at: .byteOffset(start))
+    }
+
+    private func unknownMarker(_ marker: UInt8, at start: Int) -> PropertyListError {
+        PropertyListError(.malformed, "Unknown object marker 0x\(hex(marker))", at: .byteOffset(start))
+    }
+}
+
+/// Two upper-case hex digits.
+func hex(_ byte: UInt8) -> String {
+    let digits = Array("0123456789ABCDEF".utf8)
+    return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 0xF)]], as: UTF8.self)
 }

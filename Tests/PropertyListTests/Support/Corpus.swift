@@ -1,0 +1,59 @@
+import Testing
+
+/// The shared conformance corpus (`../shared/corpus` beside the repository) and this target's fixtures.
+enum Corpus {
+    /// The repository root: this file is Tests/PropertyListTests/Support/Corpus.swift.
+    static let repositoryRoot: String = {
+        var parts = String(#filePath).split(separator: "/", omittingEmptySubsequences: false)
+        parts.removeLast(4)
+        return parts.joined(separator: "/")
+    }()
+
+    /// `../shared/corpus`, the files other projects wrote.
+    static let sharedCorpus = repositoryRoot + "/../shared/corpus"
+    /// `Tests/PropertyListTests/Fixtures`.
+    static let fixtures = repositoryRoot + "/Tests/PropertyListTests/Fixtures"
+
+    /// The valid corpus files with the given extension, by name. Fails the test when the corpus is missing:
+    /// a conformance test that finds nothing to check must not pass.
+    static func validFiles(extension suffix: String, sourceLocation: SourceLocation = #_sourceLocation) -> [String] {
+        let names = FileSystem.list(sharedCorpus).filter { $0.hasSuffix(suffix) }.sorted()
+        if names.isEmpty {
+            Issue.record("No *\(suffix) files in \(sharedCorpus): is ../shared beside the repository?",
+                sourceLocation: sourceLocation)
+        }
+        return names
+    }
+
+    /// The invalid corpus files with the given extension, by name.
+    static func invalidFiles(extension suffix: String, sourceLocation: SourceLocation = #_sourceLocation) -> [String] {
+        let names = FileSystem.list(sharedCorpus + "/invalid").filter { $0.hasSuffix(suffix) }.sorted()
+        if names.isEmpty {
+            Issue.record("No invalid *\(suffix) files in \(sharedCorpus)/invalid", sourceLocation: sourceLocation)
+        }
+        return names
+    }
+
+    /// The bytes of a file, or a recorded failure and an empty array.
+    static func bytes(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) -> [UInt8] {
+        guard let bytes = FileSystem.read(path) else {
+            Issue.record("Cannot read \(path)", sourceLocation: sourceLocation)
+            return []
+        }
+        return bytes
+    }
+
+    /// The frozen CPython `plistlib` dump of a corpus file (Scripts/canonical-dump.py), without the newline.
+    static func expectedDump(for name: String, sourceLocation: SourceLocation = #_sourceLocation) -> String {
+        let bytes = Self.bytes(fixtures + "/expected/\(name).txt", sourceLocation: sourceLocation)
+        return String(decoding: bytes, as: UTF8.self).trimmingTrailingNewlines()
+    }
+}
+
+extension String {
+    func trimmingTrailingNewlines() -> String {
+        var text = self
+        while text.last == "\n" { text.removeLast() }
+        return text
+    }
+}
