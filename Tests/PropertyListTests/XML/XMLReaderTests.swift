@@ -135,7 +135,7 @@ import Testing
 
     @Test func everyValidXMLFileInTheCorpusIsCovered() {
         let files = Set(SharedCorpus.files(suffix: ".xml"))
-        #expect(!files.isEmpty, "no XML files found in \(SharedCorpus.directory().path)")
+        #expect(!files.isEmpty, "no XML files found in \(Corpus.sharedCorpus)")
         #expect(files == Set(Self.corpus.map(\.file)))
     }
 
@@ -158,7 +158,7 @@ import Testing
     }
 
     @Test func everyInvalidXMLFileInTheCorpusIsCovered() {
-        let files = Set(SharedCorpus.files(in: "invalid", suffix: ".xml"))
+        let files = Set(SharedCorpus.files(invalid: true, suffix: ".xml"))
         #expect(!files.isEmpty)
         #expect(files == Set(Self.invalidCorpus.map(\.file)))
     }

@@ -1,43 +1,33 @@
-import Foundation
 import Testing
 @testable import PropertyList
 
-/// The shared conformance corpus (`shared/corpus/`, beside the repository's folder). Tests that need it fail
-/// loudly when it is missing: a silent skip would look like a pass.
+/// The text-codec tests' view of the shared corpus, on top of ``Corpus``: names are relative to
+/// `shared/corpus`, and a missing file fails the test loudly (a silent skip would look like a pass).
 enum SharedCorpus {
     struct Missing: Error, CustomStringConvertible {
         let path: String
         var description: String { "The shared corpus file \(path) is missing (expected beside the repository)" }
     }
 
-    /// `…/shared/corpus`, found from this file: Tests/PropertyListTests/Support/ is three levels below the
-    /// package root, and `shared` sits beside the package root's folder.
-    static func directory(filePath: String = #filePath) -> URL {
-        URL(fileURLWithPath: filePath)
-            .deletingLastPathComponent()  // Support
-            .deletingLastPathComponent()  // PropertyListTests
-            .deletingLastPathComponent()  // Tests
-            .deletingLastPathComponent()  // package root
-            .deletingLastPathComponent()  // its parent
-            .appendingPathComponent("shared/corpus")
-    }
-
     /// The bytes of `name` (relative to the corpus folder); records an issue and throws when it is missing.
     static func bytes(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> [UInt8] {
-        let url = directory().appendingPathComponent(name)
-        guard let data = FileManager.default.contents(atPath: url.path) else {
-            let missing = Missing(path: url.path)
+        let path = Corpus.sharedCorpus + "/" + name
+        guard let bytes = FileSystem.read(path) else {
+            let missing = Missing(path: path)
             Issue.record("\(missing)", sourceLocation: sourceLocation)
             throw missing
         }
-        return [UInt8](data)
+        return bytes
     }
 
-    /// The names of the files in `folder` (relative to the corpus) ending in `suffix`, sorted.
-    static func files(in folder: String = "", suffix: String) -> [String] {
-        let url = folder.isEmpty ? directory() : directory().appendingPathComponent(folder)
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
-        return names.filter { $0.hasSuffix(suffix) }.sorted().map { folder.isEmpty ? $0 : folder + "/" + $0 }
+    /// The files ending in `suffix`, valid ones by name, invalid ones as `invalid/name`; records an issue when
+    /// there are none.
+    static func files(invalid: Bool = false, suffix: String, sourceLocation: SourceLocation = #_sourceLocation)
+        -> [String]
+    {
+        invalid
+            ? Corpus.invalidFiles(extension: suffix, sourceLocation: sourceLocation).map { "invalid/" + $0 }
+            : Corpus.validFiles(extension: suffix, sourceLocation: sourceLocation)
     }
 }
 
@@ -53,21 +43,6 @@ func propertyListError(
     } catch {
         Issue.record("unexpected error type: \(error)", sourceLocation: sourceLocation)
         return nil
-    }
-}
-
-/// A small seeded generator (SplitMix64), so that property tests are reproducible.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 
