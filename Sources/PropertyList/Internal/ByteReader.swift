@@ -46,6 +46,13 @@ struct ByteReader {
         return Array(UnsafeRawBufferPointer(rebasing: base[offset..<(offset + count)]))
     }
 
+    /// Appends `count` bytes at `offset` to `array` without an intermediate copy (text readers gather
+    /// unescaped runs this way). The caller has checked the range.
+    func append(from offset: Int, count: Int, to array: inout [UInt8]) {
+        assert(offset >= 0 && count >= 0 && offset + count <= base.count)
+        array.append(contentsOf: UnsafeRawBufferPointer(rebasing: base[offset..<(offset + count)]))
+    }
+
     /// Whether the bytes at `offset` start with `prefix`. Checks the range itself.
     func matches(_ prefix: [UInt8], at offset: Int) -> Bool {
         guard offset >= 0, offset + prefix.count <= base.count else { return false }
