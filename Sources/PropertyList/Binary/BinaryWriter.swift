@@ -7,9 +7,6 @@
 /// Two passes: `ObjectPlan` numbers the objects and records, per object, either the leaf to write or the
 /// run of child numbers in one shared arena; `emit` then writes them in number order.
 enum BinaryWriter {
-    /// The deepest nesting written: what the readers accept by default, so everything written reads back.
-    static let maxDepth = DecodingLimits.default.maxDepth
-
     static func write(_ value: PropertyList) throws(PropertyListError) -> [UInt8] {
         var plan = ObjectPlan()
         do {
@@ -18,36 +15,6 @@ enum BinaryWriter {
             throw error.propertyListError
         }
         return plan.emit()
-    }
-}
-
-/// An error found while planning, with the path collected as it unwinds (nothing is built on success).
-struct PlanningError: Error {
-    let code: PropertyListError.Code
-    let message: String
-    /// Innermost step first.
-    var reversedPath: [PathStep] = []
-
-    var propertyListError: PropertyListError {
-        PropertyListError(code, message, at: .path(PathStep.render(reversedPath.reversed())))
-    }
-}
-
-/// One step of a path inside a value.
-enum PathStep {
-    case key(String)
-    case index(Int)
-
-    /// `objects[2].photo`.
-    static func render(_ steps: some Sequence<PathStep>) -> String {
-        var text = ""
-        for step in steps {
-            switch step {
-            case .key(let key): text += text.isEmpty ? key : ".\(key)"
-            case .index(let index): text += "[\(index)]"
-            }
-        }
-        return text
     }
 }
 
@@ -69,12 +36,17 @@ private struct ObjectPlan {
     var uniquing = LeafTable()
     /// Bytes the leaves take, to size the output once.
     var leafBytes = 0
+    /// Values walked so far, shared ones counted each time.
+    var visited = 0
 
     /// Numbers `value` and everything in it; returns its object number.
-    mutating func add(_ value: PropertyList, depth: Int) throws(PlanningError) -> Int {
+    mutating func add(_ value: PropertyList, depth: Int) throws(WriteFailure) -> Int {
+        // A value built in memory can share arrays (`x = [x, x]`, 64 times): bound what expanding it costs.
+        visited += 1
+        guard visited <= WriteLimits.maxNodes else { throw WriteLimits.nodeFailure() }
         switch value {
         case .array(let elements):
-            guard depth < BinaryWriter.maxDepth else { throw Self.tooDeep() }
+            guard depth < WriteLimits.maxDepth else { throw WriteLimits.depthFailure() }
             let number = records.count
             let start = references.count
             records.append(ObjectRecord(marker: 0xA0, start: start, count: elements.count))
@@ -83,12 +55,12 @@ private struct ObjectPlan {
                 do {
                     references[start + index] = try add(element, depth: depth + 1)
                 } catch {
-                    throw error.adding(.index(index))
+                    throw error.under(.index(index))
                 }
             }
             return number
         case .dictionary(let entries):
-            guard depth < BinaryWriter.maxDepth else { throw Self.tooDeep() }
+            guard depth < WriteLimits.maxDepth else { throw WriteLimits.depthFailure() }
             let number = records.count
             let start = references.count
             let count = entries.count
@@ -102,20 +74,15 @@ private struct ObjectPlan {
                 do {
                     references[start + count + index] = try add(entry.value, depth: depth + 1)
                 } catch {
-                    throw error.adding(.key(entry.key))
+                    throw error.under(.key(entry.key))
                 }
             }
             return number
         case .date(let seconds) where !seconds.isFinite:
-            throw PlanningError(code: .unrepresentable, message: "A date is \(seconds), not a finite time")
+            throw WriteFailure(.unrepresentable, "A date is \(seconds), not a finite time")
         default:
             return leaf(value)
         }
-    }
-
-    private static func tooDeep() -> PlanningError {
-        PlanningError(
-            code: .limitExceeded, message: "Arrays and dictionaries nest deeper than \(BinaryWriter.maxDepth) levels")
     }
 
     /// The object number of an equal leaf already planned, or a new one.
@@ -167,15 +134,6 @@ private struct ObjectPlan {
         appendBigEndian(0, width: 8, to: &out)
         appendBigEndian(UInt64(tableOffset), width: 8, to: &out)
         return out
-    }
-}
-
-extension PlanningError {
-    /// The same error, one step further out.
-    func adding(_ step: PathStep) -> PlanningError {
-        var copy = self
-        copy.reversedPath.append(step)
-        return copy
     }
 }
 

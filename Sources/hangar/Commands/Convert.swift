@@ -58,7 +58,7 @@ struct Convert: ParsableCommand {
             } catch {
                 throw FileFailure(path: file, error)
             }
-            if target == .xml1, let path = firstSubsecondDate(in: value) {
+            if target == .xml1, let path = value.firstSubsecondDatePath {
                 printError("\(file): warning: XML keeps whole seconds; the fraction of the date at "
                     + "\(path.isEmpty ? "the root" : path) (and any others) is dropped")
             }
@@ -73,29 +73,5 @@ struct Convert: ParsableCommand {
                 throw FileFailure(error)
             }
         }
-    }
-}
-
-/// The path of the first date (in key order) that has a fraction of a second, or `nil`.
-func firstSubsecondDate(in value: PropertyList, path: String = "") -> String? {
-    switch value {
-    case .date(let seconds):
-        return seconds.rounded(.down) == seconds ? nil : path
-    case .array(let elements):
-        for (index, element) in elements.enumerated() {
-            if let found = firstSubsecondDate(in: element, path: "\(path)[\(index)]") { return found }
-        }
-        return nil
-    case .dictionary(let entries):
-        for key in entries.keys.sorted() {
-            if let element = entries[key],
-                let found = firstSubsecondDate(in: element, path: path.isEmpty ? key : "\(path).\(key)")
-            {
-                return found
-            }
-        }
-        return nil
-    default:
-        return nil
     }
 }

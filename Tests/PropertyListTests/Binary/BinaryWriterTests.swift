@@ -111,7 +111,7 @@ import Testing
         for _ in 0..<512 { value = [value] }
         #expect(try PropertyList(binary: value.encoded(as: .binary)) == value)
         value = [value]
-        expectError(.limitExceeded, containing: "deeper than 512") { try value.encoded(as: .binary) }
+        expectError(.limitExceeded, containing: "(the limit is 512)") { try value.encoded(as: .binary) }
     }
 
     @Test func randomValuesRoundTrip() throws {
