@@ -1,5 +1,6 @@
-// libFuzzer target: arbitrary bytes into the binary reader. Compiled together with the PropertyList
-// sources as one module by Scripts/fuzz.sh. Anything decoded must re-encode and decode to an equal value.
+// libFuzzer target: arbitrary bytes into the binary reader (Scripts/fuzz.sh binary SECONDS).
+// Anything decoded must re-encode and decode to an equal value.
+import PropertyList
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ count: Int) -> Int32 {

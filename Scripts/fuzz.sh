@@ -1,29 +1,65 @@
 #!/usr/bin/env bash
-# Builds a libFuzzer target over the PropertyList sources and runs it.
-#   Scripts/fuzz.sh TARGET [SECONDS] [extra libFuzzer flags]     TARGET: binary | xml | openstep | json
-# Seeds come from ../shared/corpus and Tests/PropertyListTests/Fixtures; the working corpus and any crash
-# files go under .build-fuzz/TARGET/. A crash becomes a named file under Tests/PropertyListTests/Fixtures/invalid/
-# plus a test, by hand.
+# Builds a libFuzzer target and runs it.
+#   Scripts/fuzz.sh TARGET [SECONDS] [extra libFuzzer flags]     TARGET: binary | xml | openstep | json | pilots
+#
+# A target is Fuzz/TARGET.swift, compiled with Fuzz/RoundTrip.swift. It names the modules it needs, in dependency
+# order, one line each (folders are searched for *.swift); without such lines it gets PropertyList alone:
+#   // fuzz-module: PropertyList Sources/PropertyList
+#   // fuzz-module: Hangar Sources/Hangar/Model Sources/Hangar/Registry
+# Every module is built with -sanitize=fuzzer,address. A failed compile fails the script (no stale fuzzer runs).
+#
+# Seeds come from ../shared/corpus, Tests/PropertyListTests/Fixtures/{valid,invalid} and Fuzz/seeds/TARGET; the
+# working corpus and any crash files go under .build-fuzz/TARGET/. Exit status 1 when a crash, leak, timeout or OOM
+# file exists in .build-fuzz/TARGET/artifacts: turn it into a named fixture and a test, fix it, then delete it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-target=${1:?usage: Scripts/fuzz.sh binary|xml|openstep|json [seconds]}
+target=${1:?usage: Scripts/fuzz.sh binary|xml|openstep|json|pilots [seconds] [libFuzzer flags]}
 seconds=${2:-60}
 shift $(( $# >= 2 ? 2 : 1 ))
 [[ -f "Fuzz/$target.swift" ]] || { echo "no fuzz target Fuzz/$target.swift" >&2; exit 2; }
 
 out=.build-fuzz/$target
-mkdir -p "$out/corpus" "$out/artifacts"
-mapfile -t sources < <(find Sources/PropertyList -name '*.swift' | sort)
-swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name Fuzz"$target" \
-    "${sources[@]}" Fuzz/RoundTrip.swift "Fuzz/$target.swift" -o "$out/fuzzer" 2>&1 | grep -v "Cannot export local symbol" || true
+mkdir -p "$out/corpus" "$out/artifacts" "$out/modules"
+rm -f "$out/fuzzer"
+
+# swiftc, with the linker's harmless "Cannot export local symbol" notes dropped; its own status decides.
+compile() {
+    local log status=0
+    log=$(swiftc "$@" 2>&1) || status=$?
+    [[ -z $log ]] || grep -v "Cannot export local symbol" <<<"$log" >&2 || true
+    if (( status != 0 )); then echo "fuzz.sh: compiling $target failed" >&2; exit 1; fi
+}
+
+flags=(-O -sanitize=fuzzer,address -parse-as-library -swift-version 6
+    -enable-upcoming-feature InternalImportsByDefault -enable-upcoming-feature ExistentialAny -I "$out/modules")
+mapfile -t modules < <(sed -n 's|^// fuzz-module: *||p' "Fuzz/$target.swift")
+(( ${#modules[@]} > 0 )) || modules=("PropertyList Sources/PropertyList")
+objects=()
+for line in "${modules[@]}"; do
+    read -r -a words <<<"$line"
+    name=${words[0]}
+    mapfile -t sources < <(find "${words[@]:1}" -name '*.swift' | sort)
+    compile "${flags[@]}" -module-name "$name" -wmo -emit-module -emit-module-path "$out/modules/$name.swiftmodule" \
+        -c "${sources[@]}" -o "$out/modules/$name.o"
+    objects+=("$out/modules/$name.o")
+done
+compile "${flags[@]}" -module-name "Fuzz$target" Fuzz/RoundTrip.swift "Fuzz/$target.swift" "${objects[@]}" \
+    -o "$out/fuzzer"
 
 seeds=("$out/corpus")
-for dir in ../shared/corpus ../shared/corpus/invalid Tests/PropertyListTests/Fixtures/valid Tests/PropertyListTests/Fixtures/invalid; do
+for dir in ../shared/corpus ../shared/corpus/invalid Tests/PropertyListTests/Fixtures/valid \
+    Tests/PropertyListTests/Fixtures/invalid "Fuzz/seeds/$target"; do
     [[ -d $dir ]] && seeds+=("$dir")
 done
+set +e
 "$out/fuzzer" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
-    -artifact_prefix="$out/artifacts/" "$@" "${seeds[@]}" 2>&1 | tee "$out/last-run.log" | grep -E "^#[0-9]+.*(DONE|pulse)|ERROR|SUMMARY|Done" || true
-grep -E "stat::number_of_executed_units|Done [0-9]+ runs" "$out/last-run.log" | tail -2 || true
-if ls "$out"/artifacts/crash-* "$out"/artifacts/leak-* "$out"/artifacts/timeout-* "$out"/artifacts/oom-* >/dev/null 2>&1; then
+    -print_final_stats=1 -artifact_prefix="$out/artifacts/" "$@" "${seeds[@]}" >"$out/last-run.log" 2>&1
+status=$?
+set -e
+grep -E "^#[0-9]+.*(INITED|DONE)|ERROR|SUMMARY|^Done|stat::number_of_executed_units|stat::peak_rss" "$out/last-run.log" || true
+echo "fuzzer exit status $status (log: $out/last-run.log)"
+if compgen -G "$out/artifacts/crash-*" >/dev/null || compgen -G "$out/artifacts/leak-*" >/dev/null \
+    || compgen -G "$out/artifacts/timeout-*" >/dev/null || compgen -G "$out/artifacts/oom-*" >/dev/null; then
     echo "FINDINGS in $out/artifacts:"; ls -l "$out/artifacts"; exit 1
 fi
+exit "$status"
