@@ -84,13 +84,38 @@ public struct DocumentFormat: Sendable {
 
     /// A format at `current`, reading majors back to `oldestReadableMajor` through `migrations`
     /// (exactly one step for each major from the oldest to the one before current).
+    ///
+    /// The declaration is checked here, once, at start-up: a missing or duplicate step is a programmer error
+    /// and stops the program with a message saying which (``validate(current:oldestReadableMajor:migrations:)``
+    /// performs the same check without stopping, for tests and tools).
     public init(
         current: DocumentVersion,
         oldestReadableMajor: Int? = nil,
         defaultMinor: Int? = 0,
         migrations: [DocumentMigration] = [],
         minorUpgrades: [MinorUpgrade] = []
-    ) throws(DocumentError) {
+    ) {
+        let steps: [Int: DocumentMigration]
+        do {
+            steps = try Self.validate(current: current, oldestReadableMajor: oldestReadableMajor, migrations: migrations)
+        } catch {
+            preconditionFailure("Hangar: invalid DocumentFormat: \(error)")
+        }
+        self.current = current
+        self.oldestReadableMajor = oldestReadableMajor ?? current.major
+        self.defaultMinor = defaultMinor
+        self.migrations = steps
+        self.minorUpgrades = minorUpgrades.sorted { ($0.major, $0.toMinor) < ($1.major, $1.toMinor) }
+    }
+
+    /// Checks a format declaration: versions in range, and exactly one migration for each major from
+    /// `oldestReadableMajor` to the one before `current`. Returns the steps by starting major.
+    @discardableResult
+    public static func validate(
+        current: DocumentVersion,
+        oldestReadableMajor: Int? = nil,
+        migrations: [DocumentMigration]
+    ) throws(DocumentError) -> [Int: DocumentMigration] {
         let oldest = oldestReadableMajor ?? current.major
         guard current.major >= 1, current.minor >= 0, oldest >= 1, oldest <= current.major else {
             throw DocumentError(
@@ -111,11 +136,7 @@ public struct DocumentFormat: Sendable {
         for major in oldest..<current.major where steps[major] == nil {
             throw DocumentError(.invalidFormat, "No migration from major \(major) to \(major + 1)")
         }
-        self.current = current
-        self.oldestReadableMajor = oldest
-        self.defaultMinor = defaultMinor
-        self.migrations = steps
-        self.minorUpgrades = minorUpgrades.sorted { ($0.major, $0.toMinor) < ($1.major, $1.toMinor) }
+        return steps
     }
 
     // MARK: Reading
