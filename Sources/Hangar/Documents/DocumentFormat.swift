@@ -143,11 +143,19 @@ public struct DocumentFormat: Sendable {
 
     /// The version a document declares, checked but not judged (a newer major is returned, not refused).
     public func version(of document: PropertyList) throws(DocumentError) -> DocumentVersion {
+        try Self.envelopeVersion(of: document, defaultMinor: defaultMinor)
+    }
+
+    /// The version any envelope declares, with no format to judge it by: a dictionary with an integer
+    /// `majorVersion` and (unless `defaultMinor` is given) an integer `minorVersion`.
+    public static func envelopeVersion(of document: PropertyList, defaultMinor: Int? = nil) throws(DocumentError)
+        -> DocumentVersion
+    {
         guard case .dictionary(let envelope) = document else {
             throw DocumentError(.notAnEnvelope, "The document's top level is \(document.kindName), not a dictionary")
         }
-        let major = try Self.versionNumber(envelope[Self.majorKey], key: Self.majorKey, default: nil)
-        let minor = try Self.versionNumber(envelope[Self.minorKey], key: Self.minorKey, default: defaultMinor)
+        let major = try versionNumber(envelope[majorKey], key: majorKey, default: nil)
+        let minor = try versionNumber(envelope[minorKey], key: minorKey, default: defaultMinor)
         return DocumentVersion(major: major, minor: minor)
     }
 
