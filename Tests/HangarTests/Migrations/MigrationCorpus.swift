@@ -64,6 +64,17 @@ enum MigrationCorpus {
         try PropertyList.decode(bytes(path, sourceLocation: sourceLocation)).value
     }
 
+    /// Compares bytes without dumping them: a failure says where they first differ.
+    static func expectSameBytes(
+        _ actual: [UInt8], _ expected: [UInt8], _ what: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        guard actual != expected else { return }
+        let offset = zip(actual, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(actual.count, expected.count)
+        Issue.record(
+            "\(what): \(actual.count) bytes, expected \(expected.count); first difference at byte offset \(offset)",
+            sourceLocation: sourceLocation)
+    }
+
     static func write(_ bytes: [UInt8], to path: String) throws {
         try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
     }
