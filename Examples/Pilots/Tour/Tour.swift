@@ -108,6 +108,10 @@ struct Tour {
             print("  ... and airplanes[2]: class \(show(glider["class"])), kind \(show(glider["kind"]))")
         }
 
+        // The archive starts empty on every run: an older file never overwrites the newer data of a last run.
+        try store.write { transaction in
+            for key in try transaction.keys(in: Self.archive) { try transaction.delete(key: key, in: Self.archive) }
+        }
         migrations.removeAll()
         try store.importFile(path, into: Self.archive, key: "ada-2019")
         guard let old = try store.read({ try $0.load(Pilot.self, key: "ada-2019", in: Self.archive) }) else {
