@@ -10,7 +10,7 @@ let strictSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "Hangar",
-    platforms: [.macOS(.v13), .iOS(.v16)],
+    platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "PropertyList", targets: ["PropertyList"]),
         .library(name: "Hangar", targets: ["Hangar"]),
@@ -25,10 +25,23 @@ let package = Package(
             name: "PropertyList",
             swiftSettings: strictSettings
         ),
+        // The system SQLite (libsqlite3-dev), used only by Sources/Hangar/Store.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
         // Layer 2: models, documents, migrations, the store.
         .target(
             name: "Hangar",
-            dependencies: ["PropertyList"],
+            dependencies: ["PropertyList", "CSQLite"],
+            swiftSettings: strictSettings
+        ),
+        // The seed's Pilot/Airplane models, written against Hangar's public API only.
+        .target(
+            name: "PilotModels",
+            dependencies: ["Hangar"],
+            path: "Examples/Pilots/Models",
             swiftSettings: strictSettings
         ),
         // Layer 3: the command-line tool.
@@ -49,12 +62,13 @@ let package = Package(
         ),
         .testTarget(
             name: "HangarTests",
-            dependencies: ["Hangar", "PropertyList"],
+            dependencies: ["Hangar", "PropertyList", "PilotModels"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "HangarCLITests",
             dependencies: ["hangar"],
+            exclude: ["Snapshots"],
             swiftSettings: strictSettings
         ),
     ]

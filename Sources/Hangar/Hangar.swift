@@ -1,5 +1,3 @@
-public import PropertyList
-
 /// The version of the Hangar library.
 public enum HangarVersion {
     /// The semantic version of this release.

@@ -336,7 +336,8 @@ struct BinaryDecoder {
     {
         guard depth < limits.maxDepth else {
             throw PropertyListError(
-                .limitExceeded, "Arrays and dictionaries nest deeper than \(limits.maxDepth) levels", at: .byteOffset(start))
+                .limitExceeded, "Too many nested arrays or dictionaries (the limit is \(limits.maxDepth))",
+                at: .byteOffset(start))
         }
         let (length, refs) = try countAndPayload(marker: marker, at: start)
         try checkPayload(start: refs, count: length, elementSize: refsPerEntry * trailer.objectRefSize, at: start)

@@ -3,133 +3,126 @@
 /// Objects are numbered in pre-order (a container, then a dictionary's keys, then its values, each
 /// depth-first), with dictionary keys sorted. Equal strings, numbers, dates and data are written once and
 /// shared; arrays and dictionaries never are. Integers, references and offsets take the fewest bytes.
+///
+/// Two passes: `ObjectPlan` numbers the objects and records, per object, either the leaf to write or the
+/// run of child numbers in one shared arena; `emit` then writes them in number order.
 enum BinaryWriter {
-    /// The deepest nesting written: what the readers accept by default, so everything written reads back.
-    static let maxDepth = DecodingLimits.default.maxDepth
-
     static func write(_ value: PropertyList) throws(PropertyListError) -> [UInt8] {
-        var flattener = Flattener()
-        _ = try flattener.flatten(value, depth: 0, path: nil)
-        return flattener.emit()
-    }
-}
-
-/// One object of the output, in number order.
-private enum FlatObject {
-    case leaf(PropertyList)
-    case array([Int])
-    case dictionary(keys: [Int], values: [Int])
-}
-
-/// A path through a value, built only as far as an error needs it.
-final class ValuePath: Sendable {
-    enum Step: Sendable {
-        case key(String)
-        case index(Int)
-    }
-    let parent: ValuePath?
-    let step: Step
-
-    init(_ parent: ValuePath?, _ step: Step) {
-        self.parent = parent
-        self.step = step
-    }
-
-    /// `objects[2].photo`.
-    static func render(_ path: ValuePath?) -> String {
-        var steps = [Step]()
-        var node = path
-        while let current = node {
-            steps.append(current.step)
-            node = current.parent
+        var plan = ObjectPlan()
+        do {
+            _ = try plan.add(value, depth: 0)
+        } catch {
+            throw error.propertyListError
         }
-        var text = ""
-        for step in steps.reversed() {
-            switch step {
-            case .key(let key): text += text.isEmpty ? key : ".\(key)"
-            case .index(let index): text += "[\(index)]"
-            }
-        }
-        return text
+        return plan.emit()
     }
 }
 
-private struct Flattener {
-    var objects: [FlatObject] = []
-    /// Leaf value → its object number, so equal leaves are written once.
-    var uniqued: [PropertyList: Int] = [:]
+/// What to write for each object number.
+private struct ObjectRecord {
+    /// `0` for a leaf, else the container's marker type (`0xA0` array, `0xD0` dictionary).
+    let marker: UInt8
+    /// A leaf's index in `leaves`, or the start of a container's references in `references`.
+    let start: Int
+    /// A container's entry count (a dictionary has twice as many references).
+    let count: Int
+}
 
-    mutating func flatten(_ value: PropertyList, depth: Int, path: @autoclosure () -> ValuePath?)
-        throws(PropertyListError) -> Int
-    {
+private struct ObjectPlan {
+    var records: [ObjectRecord] = []
+    var leaves: [PropertyList] = []
+    /// Every container's child numbers, each container's run contiguous (a dictionary: keys, then values).
+    var references: [Int] = []
+    var uniquing = LeafTable()
+    /// Bytes the leaves take, to size the output once.
+    var leafBytes = 0
+    /// Values walked so far, shared ones counted each time.
+    var visited = 0
+
+    /// Numbers `value` and everything in it; returns its object number.
+    mutating func add(_ value: PropertyList, depth: Int) throws(WriteFailure) -> Int {
+        // A value built in memory can share arrays (`x = [x, x]`, 64 times): bound what expanding it costs.
+        visited += 1
+        guard visited <= WriteLimits.maxNodes else { throw WriteLimits.nodeFailure() }
         switch value {
         case .array(let elements):
-            try checkDepth(depth, path: path())
-            let number = objects.count
-            objects.append(.array([]))
-            var refs = [Int]()
-            refs.reserveCapacity(elements.count)
+            guard depth < WriteLimits.maxDepth else { throw WriteLimits.depthFailure() }
+            let number = records.count
+            let start = references.count
+            records.append(ObjectRecord(marker: 0xA0, start: start, count: elements.count))
+            references.append(contentsOf: repeatElement(0, count: elements.count))
             for (index, element) in elements.enumerated() {
-                refs.append(try flatten(element, depth: depth + 1, path: ValuePath(path(), .index(index))))
+                do {
+                    references[start + index] = try add(element, depth: depth + 1)
+                } catch {
+                    throw error.under(.index(index))
+                }
             }
-            objects[number] = .array(refs)
             return number
         case .dictionary(let entries):
-            try checkDepth(depth, path: path())
-            let number = objects.count
-            objects.append(.dictionary(keys: [], values: []))
+            guard depth < WriteLimits.maxDepth else { throw WriteLimits.depthFailure() }
+            let number = records.count
+            let start = references.count
+            let count = entries.count
+            records.append(ObjectRecord(marker: 0xD0, start: start, count: count))
+            references.append(contentsOf: repeatElement(0, count: 2 * count))
             let sorted = KeyOrder.sortedEntries(entries)
-            var keys = [Int]()
-            keys.reserveCapacity(sorted.count)
-            for entry in sorted { keys.append(leaf(.string(entry.key))) }
-            var values = [Int]()
-            values.reserveCapacity(sorted.count)
-            for entry in sorted {
-                values.append(try flatten(entry.value, depth: depth + 1, path: ValuePath(path(), .key(entry.key))))
+            for (index, entry) in sorted.enumerated() {
+                references[start + index] = leaf(.string(entry.key))
             }
-            objects[number] = .dictionary(keys: keys, values: values)
+            for (index, entry) in sorted.enumerated() {
+                do {
+                    references[start + count + index] = try add(entry.value, depth: depth + 1)
+                } catch {
+                    throw error.under(.key(entry.key))
+                }
+            }
             return number
         case .date(let seconds) where !seconds.isFinite:
-            throw PropertyListError(
-                .unrepresentable, "A date is \(seconds), not a finite time", at: .path(ValuePath.render(path())))
+            throw WriteFailure(.unrepresentable, "A date is \(seconds), not a finite time")
         default:
             return leaf(value)
         }
     }
 
+    /// The object number of an equal leaf already planned, or a new one.
     private mutating func leaf(_ value: PropertyList) -> Int {
-        if let number = uniqued[value] { return number }
-        let number = objects.count
-        objects.append(.leaf(value))
-        uniqued[value] = number
+        let hash = uniquing.hash(value)
+        if let number = uniquing.find(value, hash: hash, equal: { leaves[records[$0].start] == $1 }) {
+            return number
+        }
+        let number = records.count
+        records.append(ObjectRecord(marker: 0, start: leaves.count, count: 0))
+        leaves.append(value)
+        leafBytes += Self.estimatedSize(value)
+        uniquing.insert(number, hash: hash)
         return number
     }
 
-    private func checkDepth(_ depth: Int, path: ValuePath?) throws(PropertyListError) {
-        guard depth < BinaryWriter.maxDepth else {
-            throw PropertyListError(
-                .limitExceeded, "Arrays and dictionaries nest deeper than \(BinaryWriter.maxDepth) levels",
-                at: .path(ValuePath.render(path)))
+    private static func estimatedSize(_ value: PropertyList) -> Int {
+        switch value {
+        case .string(let string): 10 + 2 * string.utf8.count
+        case .data(let bytes): 10 + bytes.count
+        default: 17
         }
     }
 
     func emit() -> [UInt8] {
-        let refSize = byteWidth(UInt64(objects.count))
+        let refSize = byteWidth(UInt64(records.count))
         var out = BinaryFormat.header
-        out.reserveCapacity(objects.count * 8 + 64)
+        out.reserveCapacity(8 + leafBytes + references.count * refSize + records.count * 13 + 32)
         var offsets = [Int]()
-        offsets.reserveCapacity(objects.count)
-        for object in objects {
+        offsets.reserveCapacity(records.count)
+        for record in records {
             offsets.append(out.count)
-            switch object {
-            case .leaf(let value): appendLeaf(value, to: &out)
-            case .array(let refs):
-                appendMarker(0xA0, count: refs.count, to: &out)
-                for ref in refs { appendBigEndian(UInt64(ref), width: refSize, to: &out) }
-            case .dictionary(let keys, let values):
-                appendMarker(0xD0, count: keys.count, to: &out)
-                for ref in keys { appendBigEndian(UInt64(ref), width: refSize, to: &out) }
-                for ref in values { appendBigEndian(UInt64(ref), width: refSize, to: &out) }
+            if record.marker == 0 {
+                appendLeaf(leaves[record.start], to: &out)
+                continue
+            }
+            appendMarker(record.marker, count: record.count, to: &out)
+            let end = record.start + (record.marker == 0xD0 ? 2 * record.count : record.count)
+            for index in record.start..<end {
+                appendBigEndian(UInt64(references[index]), width: refSize, to: &out)
             }
         }
         let tableOffset = out.count
@@ -137,10 +130,75 @@ private struct Flattener {
         for offset in offsets { appendBigEndian(UInt64(offset), width: offsetSize, to: &out) }
         // Trailer: 5 unused bytes, sort version, offset size, ref size, count, top object (0), table offset.
         out.append(contentsOf: [0, 0, 0, 0, 0, 0, UInt8(offsetSize), UInt8(refSize)])
-        appendBigEndian(UInt64(objects.count), width: 8, to: &out)
+        appendBigEndian(UInt64(records.count), width: 8, to: &out)
         appendBigEndian(0, width: 8, to: &out)
         appendBigEndian(UInt64(tableOffset), width: 8, to: &out)
         return out
+    }
+}
+
+// MARK: - Uniquing
+
+/// An open-addressing table from leaf values to object numbers, with a seeded fast hash.
+///
+/// Swift's `Dictionary` would do, but SipHash over every string made it most of the writer's time; the
+/// numbering does not depend on the hash, so output stays deterministic whatever the seed.
+struct LeafTable {
+    private var numbers: [Int32]
+    private var hashes: [UInt64]
+    private var mask: Int
+    private var count = 0
+    private let seed: UInt64
+
+    init() {
+        numbers = Array(repeating: -1, count: 64)
+        hashes = Array(repeating: 0, count: 64)
+        mask = 63
+        seed = UInt64.random(in: 0 ... .max)
+    }
+
+    func hash(_ value: PropertyList) -> UInt64 {
+        switch value {
+        case .string(let string): UTF8Bytes.fastHash(string, seed: seed)
+        case .data(let bytes): UTF8Bytes.fastHash(bytes, seed: seed ^ 0x5555)
+        case .integer(let integer): UTF8Bytes.mix(integer.bits ^ seed, integer.isNegative ? 0x9E37_79B9 : 0x7F4A_7C15)
+        case .real(let real): UTF8Bytes.mix(real.bitPattern ^ seed, 0xBF58_476D_1CE4_E5B9)
+        case .date(let seconds): UTF8Bytes.mix(seconds.bitPattern ^ seed, 0x94D0_49BB_1331_11EB)
+        case .boolean(let flag): flag ? 1 : 2
+        case .array, .dictionary: 0
+        }
+    }
+
+    func find(_ value: PropertyList, hash: UInt64, equal: (Int, PropertyList) -> Bool) -> Int? {
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        while numbers[slot] >= 0 {
+            if hashes[slot] == hash, equal(Int(numbers[slot]), value) { return Int(numbers[slot]) }
+            slot = (slot + 1) & mask
+        }
+        return nil
+    }
+
+    mutating func insert(_ number: Int, hash: UInt64) {
+        if 2 * (count + 1) > numbers.count { grow() }
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        while numbers[slot] >= 0 { slot = (slot + 1) & mask }
+        numbers[slot] = Int32(truncatingIfNeeded: number)
+        hashes[slot] = hash
+        count += 1
+    }
+
+    private mutating func grow() {
+        let oldNumbers = numbers
+        let oldHashes = hashes
+        numbers = Array(repeating: -1, count: oldNumbers.count * 2)
+        hashes = Array(repeating: 0, count: oldNumbers.count * 2)
+        mask = numbers.count - 1
+        for (index, number) in oldNumbers.enumerated() where number >= 0 {
+            var slot = Int(truncatingIfNeeded: oldHashes[index]) & mask
+            while numbers[slot] >= 0 { slot = (slot + 1) & mask }
+            numbers[slot] = number
+            hashes[slot] = oldHashes[index]
+        }
     }
 }
 
@@ -164,7 +222,7 @@ private func appendLeaf(_ value: PropertyList, to out: inout [UInt8]) {
     case .string(let string):
         appendString(string, to: &out)
     case .array, .dictionary:
-        assertionFailure("containers are flattened, never leaves")
+        assertionFailure("containers are planned as records, never as leaves")
     }
 }
 
@@ -187,11 +245,12 @@ private func appendInteger(_ integer: PropertyList.Integer, to out: inout [UInt8
 /// ASCII as `5n` with one byte a character; anything else as `6n`, UTF-16 big-endian.
 private func appendString(_ string: String, to out: inout [UInt8]) {
     let utf8 = string.utf8
-    let isASCII = utf8.withContiguousStorageIfAvailable { bytes in
-        var combined: UInt8 = 0
-        for byte in bytes { combined |= byte }
-        return combined < 0x80
-    } ?? utf8.allSatisfy { $0 < 0x80 }
+    let isASCII =
+        utf8.withContiguousStorageIfAvailable { bytes in
+            var combined: UInt8 = 0
+            for byte in bytes { combined |= byte }
+            return combined < 0x80
+        } ?? utf8.allSatisfy { $0 < 0x80 }
     if isASCII {
         appendMarker(0x50, count: utf8.count, to: &out)
         out.append(contentsOf: utf8)
@@ -199,10 +258,9 @@ private func appendString(_ string: String, to out: inout [UInt8]) {
     }
     let units = string.utf16
     appendMarker(0x60, count: units.count, to: &out)
-    out.reserveCapacity(out.count + units.count * 2)
     for unit in units {
-        out.append(UInt8(unit >> 8))
-        out.append(UInt8(unit & 0xFF))
+        out.append(UInt8(truncatingIfNeeded: unit >> 8))
+        out.append(UInt8(truncatingIfNeeded: unit))
     }
 }
 
@@ -226,9 +284,17 @@ private func byteWidth(_ value: UInt64) -> Int {
 
 @inline(__always)
 private func appendBigEndian(_ value: UInt64, width: Int, to out: inout [UInt8]) {
-    var shift = (width - 1) * 8
-    while shift >= 0 {
-        out.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
-        shift -= 8
+    switch width {
+    case 1:
+        out.append(UInt8(truncatingIfNeeded: value))
+    case 2:
+        out.append(UInt8(truncatingIfNeeded: value >> 8))
+        out.append(UInt8(truncatingIfNeeded: value))
+    default:
+        var shift = (width - 1) * 8
+        while shift >= 0 {
+            out.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+            shift -= 8
+        }
     }
 }

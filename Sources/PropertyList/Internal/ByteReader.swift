@@ -1,4 +1,4 @@
-// The only file in this module that touches unsafe memory. Scanners work in offsets into a `ByteReader`
+// One of the few files (all in Internal/) that touch unsafe memory. Scanners work in offsets into a `ByteReader`
 // and call these accessors only after they have checked the range (see the `check` helpers' callers);
 // debug builds re-check every access.
 
@@ -44,6 +44,13 @@ struct ByteReader {
     func bytes(at offset: Int, count: Int) -> [UInt8] {
         assert(offset >= 0 && count >= 0 && offset + count <= base.count)
         return Array(UnsafeRawBufferPointer(rebasing: base[offset..<(offset + count)]))
+    }
+
+    /// Appends `count` bytes at `offset` to `array` without an intermediate copy (text readers gather
+    /// unescaped runs this way). The caller has checked the range.
+    func append(from offset: Int, count: Int, to array: inout [UInt8]) {
+        assert(offset >= 0 && count >= 0 && offset + count <= base.count)
+        array.append(contentsOf: UnsafeRawBufferPointer(rebasing: base[offset..<(offset + count)]))
     }
 
     /// Whether the bytes at `offset` start with `prefix`. Checks the range itself.
@@ -145,3 +152,4 @@ func withByteReader<Result>(
     }
     return try outcome.get()
 }
+

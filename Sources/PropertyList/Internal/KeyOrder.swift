@@ -11,18 +11,7 @@ enum KeyOrder {
     /// UTF-8 byte order is code point order, which differs from UTF-16 order only between a scalar in
     /// U+E000…U+FFFF and one above U+FFFF; compare bytes and fall back to UTF-16 only where that can matter.
     static func precedes(_ a: String, _ b: String) -> Bool {
-        var left = a.utf8.makeIterator()
-        var right = b.utf8.makeIterator()
-        while true {
-            switch (left.next(), right.next()) {
-            case (nil, nil): return false
-            case (nil, _): return true
-            case (_, nil): return false
-            case let (x?, y?):
-                if x == y { continue }
-                if x < 0xEE && y < 0xEE { return x < y }
-                return a.utf16.lexicographicallyPrecedes(b.utf16)
-            }
-        }
+        let (ordered, agrees) = UTF8Bytes.compare(a, b)
+        return agrees ? ordered : a.utf16.lexicographicallyPrecedes(b.utf16)
     }
 }

@@ -1,6 +1,369 @@
-// Placeholder until this codec lands; it fails loudly rather than pretending.
+/// Reads old-style ASCII (OpenStep / NeXTSTEP) property lists, as the appendix of Apple's Property List
+/// Programming Guide describes them.
+///
+/// - Strings: quoted with `"` (or `'`), with escapes `\n \t \r \" \' \\ \a \b \f \v`, `\ooo` octal (up to
+///   \177: higher values are NeXTSTEP-encoded characters, refused as unsupported) and `\Uxxxx` (one to four
+///   hex digits, UTF-16, surrogate pairs joined; `\u` is accepted too). Any other escape is an error.
+///   Unquoted strings are runs of `[A-Za-z0-9_$+/:.-]`. Everything is a string: the format has no numbers,
+///   Booleans or dates.
+/// - Data: `<0fab 12cd>`, hex digit pairs with whitespace anywhere.
+/// - Arrays `( a, b, )` (a trailing comma is allowed), dictionaries `{ key = value; }` (`;` required after
+///   every entry; the last duplicate key wins).
+/// - Comments `// …` and `/* … */` between tokens.
+/// - The root may also be a bare "strings file": `key = value; key2 = value2;` is read as a dictionary.
+/// - Errors carry the line and column; nesting is bounded by ``DecodingLimits/maxDepth``.
 enum OpenStepReader {
     static func read(_ bytes: [UInt8], limits: DecodingLimits) throws(PropertyListError) -> PropertyList {
-        throw PropertyListError(.unsupported, "OpenStepReader is not implemented yet")
+        try withByteReader(bytes) { reader throws(PropertyListError) in
+            var scanner = OpenStepScanner(reader: reader, limits: limits)
+            return try scanner.scanDocument()
+        }
+    }
+}
+
+/// The byte-level parser behind ``OpenStepReader``: one pass, an explicit stack, no recursion.
+struct OpenStepScanner {
+    let reader: ByteReader
+    let limits: DecodingLimits
+    private var position = 0
+    private var scratch: [UInt8] = []
+
+    init(reader: ByteReader, limits: DecodingLimits) {
+        self.reader = reader
+        self.limits = limits
+    }
+
+    private func failure(_ code: PropertyListError.Code, _ message: String, at offset: Int) -> PropertyListError {
+        PropertyListError(code, message, at: TextLocation.location(of: offset, in: reader))
+    }
+
+    private func found(at offset: Int) -> String {
+        guard offset < reader.count else { return "the end of the input" }
+        return "'\(XMLScanner.printable(reader[offset]))'"
+    }
+
+    @inline(__always)
+    private static func isUnquoted(_ byte: UInt8) -> Bool {
+        let lower = byte | 0x20
+        if lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z") { return true }
+        if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") { return true }
+        switch byte {
+        case UInt8(ascii: "_"), UInt8(ascii: "$"), UInt8(ascii: "+"), UInt8(ascii: "/"), UInt8(ascii: ":"),
+            UInt8(ascii: "."), UInt8(ascii: "-"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Skips whitespace and comments.
+    private mutating func skipBlanks() throws(PropertyListError) {
+        while position < reader.count {
+            let byte = reader[position]
+            switch byte {
+            case 0x20, 0x09, 0x0A, 0x0D, 0x0B, 0x0C:
+                position += 1
+            case UInt8(ascii: "/") where position + 1 < reader.count && reader[position + 1] == UInt8(ascii: "/"):
+                position += 2
+                while position < reader.count, reader[position] != 0x0A, reader[position] != 0x0D { position += 1 }
+            case UInt8(ascii: "/") where position + 1 < reader.count && reader[position + 1] == UInt8(ascii: "*"):
+                let open = position
+                position += 2
+                while true {
+                    guard let star = reader.firstIndex(of: UInt8(ascii: "*"), from: position, to: reader.count) else {
+                        throw failure(.malformed, "Found unterminated comment", at: open)
+                    }
+                    position = star + 1
+                    if position < reader.count, reader[position] == UInt8(ascii: "/") {
+                        position += 1
+                        break
+                    }
+                }
+            default:
+                return
+            }
+        }
+    }
+
+    private enum Frame { case array, dictionary, stringsFile }
+
+    mutating func scanDocument() throws(PropertyListError) -> PropertyList {
+        if reader.matches([0xEF, 0xBB, 0xBF], at: 0) { position = 3 }
+        try skipBlanks()
+        guard position < reader.count else {
+            throw failure(.malformed, "Found no value (the input is empty)", at: position)
+        }
+        var frames: [Frame] = []
+        var arrays: [[PropertyList]] = []
+        var dictionaries: [[String: PropertyList]] = []
+        var keys: [String] = []
+
+        while true {
+            try skipBlanks()
+            guard position < reader.count else {
+                throw failure(.malformed, "Found the end of the input where a value was expected", at: position)
+            }
+            let offset = position
+            var finished: PropertyList
+            switch reader[position] {
+            case UInt8(ascii: "("), UInt8(ascii: "{"):
+                guard frames.count < limits.maxDepth else {
+                    throw failure(
+                        .limitExceeded, "Too many nested arrays or dictionaries (the limit is \(limits.maxDepth))",
+                        at: offset)
+                }
+                let isArray = reader[position] == UInt8(ascii: "(")
+                position += 1
+                try skipBlanks()
+                if position < reader.count, reader[position] == (isArray ? UInt8(ascii: ")") : UInt8(ascii: "}")) {
+                    position += 1
+                    finished = isArray ? .array([]) : .dictionary([:])
+                } else if isArray {
+                    frames.append(.array)
+                    arrays.append([])
+                    continue
+                } else {
+                    frames.append(.dictionary)
+                    dictionaries.append([:])
+                    keys.append(try scanKey())
+                    continue
+                }
+            case UInt8(ascii: "<"):
+                finished = .data(try scanData())
+            case UInt8(ascii: "\""), UInt8(ascii: "'"):
+                finished = .string(try scanQuoted())
+            case let byte where Self.isUnquoted(byte):
+                finished = .string(scanUnquoted())
+            default:
+                throw failure(.malformed, "Found \(found(at: position)) where a value was expected", at: position)
+            }
+            // Hand the value to its container, then close as many containers as end here.
+            while true {
+                guard let frame = frames.last else {
+                    try skipBlanks()
+                    if position == reader.count { return finished }
+                    // `key = value;` at the top level: a strings file, read as a dictionary.
+                    if reader[position] == UInt8(ascii: "="), case .string(let key) = finished {
+                        position += 1
+                        frames.append(.stringsFile)
+                        dictionaries.append([:])
+                        keys.append(key)
+                        break
+                    }
+                    throw failure(.malformed, "Found \(found(at: position)) after the root value", at: position)
+                }
+                if frame == .array {
+                    arrays[arrays.count - 1].append(finished)
+                    try skipBlanks()
+                    guard position < reader.count else {
+                        throw failure(.malformed, "Found the end of the input where ',' or ')' was expected", at: position)
+                    }
+                    if reader[position] == UInt8(ascii: ",") {
+                        position += 1
+                        try skipBlanks()
+                        // A trailing comma before `)` is allowed.
+                        guard position < reader.count, reader[position] == UInt8(ascii: ")") else { break }
+                    } else if reader[position] != UInt8(ascii: ")") {
+                        throw failure(
+                            .malformed, "Found \(found(at: position)) where ',' or ')' was expected", at: position)
+                    }
+                    position += 1
+                    frames.removeLast()
+                    finished = .array(arrays.removeLast())
+                    continue
+                }
+                let key = keys.removeLast()
+                dictionaries[dictionaries.count - 1][key] = finished
+                try skipBlanks()
+                guard position < reader.count, reader[position] == UInt8(ascii: ";") else {
+                    throw failure(
+                        .malformed,
+                        "Found \(found(at: position)) where ';' was expected after the value of key \"\(XMLScanner.snippet(key))\"",
+                        at: position)
+                }
+                position += 1
+                try skipBlanks()
+                let closes = frame == .dictionary
+                    ? position < reader.count && reader[position] == UInt8(ascii: "}")
+                    : position == reader.count
+                if !closes {
+                    keys.append(try scanKey())
+                    break
+                }
+                if frame == .dictionary { position += 1 }
+                frames.removeLast()
+                finished = .dictionary(dictionaries.removeLast())
+            }
+        }
+    }
+
+    /// `key =`: a dictionary key (quoted or unquoted) and its `=`.
+    private mutating func scanKey() throws(PropertyListError) -> String {
+        try skipBlanks()
+        guard position < reader.count else {
+            throw failure(.malformed, "Found the end of the input where a key was expected", at: position)
+        }
+        let key: String
+        switch reader[position] {
+        case UInt8(ascii: "\""), UInt8(ascii: "'"): key = try scanQuoted()
+        case let byte where Self.isUnquoted(byte): key = scanUnquoted()
+        default: throw failure(.malformed, "Found \(found(at: position)) where a key was expected", at: position)
+        }
+        try skipBlanks()
+        guard position < reader.count, reader[position] == UInt8(ascii: "=") else {
+            throw failure(
+                .malformed, "Found \(found(at: position)) where '=' was expected after key \"\(XMLScanner.snippet(key))\"",
+                at: position)
+        }
+        position += 1
+        return key
+    }
+
+    private mutating func scanUnquoted() -> String {
+        let start = position
+        while position < reader.count, Self.isUnquoted(reader[position]) { position += 1 }
+        // Unquoted bytes are ASCII by construction.
+        return reader.asciiString(at: start, count: position - start) ?? ""
+    }
+
+    private mutating func scanData() throws(PropertyListError) -> [UInt8] {
+        let open = position
+        position += 1
+        var bytes: [UInt8] = []
+        var high: UInt8?
+        while position < reader.count {
+            let byte = reader[position]
+            switch byte {
+            case UInt8(ascii: ">"):
+                guard high == nil else {
+                    throw failure(.malformed, "Found an odd number of hex digits in data", at: open)
+                }
+                position += 1
+                return bytes
+            case 0x20, 0x09, 0x0A, 0x0D, 0x0B, 0x0C:
+                break
+            default:
+                let digit = NumberText.hexDigitValue(byte)
+                guard digit < 16 else {
+                    throw failure(.malformed, "Found \(found(at: position)) in data (expected hex digits)", at: position)
+                }
+                if let first = high {
+                    bytes.append(first << 4 | digit)
+                    high = nil
+                } else {
+                    high = digit
+                }
+            }
+            position += 1
+        }
+        throw failure(.malformed, "Found unterminated data", at: open)
+    }
+
+    private mutating func scanQuoted() throws(PropertyListError) -> String {
+        let open = position
+        let quote = reader[position]
+        position += 1
+        let start = position
+        while position < reader.count, reader[position] != quote, reader[position] != UInt8(ascii: "\\") {
+            position += 1
+        }
+        guard position < reader.count else { throw failure(.malformed, "Found unterminated string", at: open) }
+        if reader[position] == quote {
+            guard let string = reader.utf8String(at: start, count: position - start) else {
+                throw failure(.invalidValue, "Found invalid UTF-8 in a string", at: start)
+            }
+            position += 1
+            return string
+        }
+        scratch.removeAll(keepingCapacity: true)
+        reader.append(from: start, count: position - start, to: &scratch)
+        while position < reader.count {
+            let byte = reader[position]
+            if byte == quote {
+                position += 1
+                guard let string = String(validating: scratch, as: UTF8.self) else {
+                    throw failure(.invalidValue, "Found invalid UTF-8 in a string", at: start)
+                }
+                return string
+            }
+            if byte == UInt8(ascii: "\\") {
+                try scanEscape()
+            } else {
+                scratch.append(byte)
+                position += 1
+            }
+        }
+        throw failure(.malformed, "Found unterminated string", at: open)
+    }
+
+    private mutating func scanEscape() throws(PropertyListError) {
+        let offset = position
+        guard position + 1 < reader.count else { throw failure(.malformed, "Found unterminated string", at: offset) }
+        let byte = reader[position + 1]
+        position += 2
+        switch byte {
+        case UInt8(ascii: "a"): scratch.append(0x07)
+        case UInt8(ascii: "b"): scratch.append(0x08)
+        case UInt8(ascii: "f"): scratch.append(0x0C)
+        case UInt8(ascii: "n"): scratch.append(0x0A)
+        case UInt8(ascii: "r"): scratch.append(0x0D)
+        case UInt8(ascii: "t"): scratch.append(0x09)
+        case UInt8(ascii: "v"): scratch.append(0x0B)
+        case UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "\\"): scratch.append(byte)
+        case UInt8(ascii: "0")...UInt8(ascii: "7"):
+            var value = Int(byte - UInt8(ascii: "0"))
+            var digits = 1
+            while digits < 3, position < reader.count, reader[position] &- UInt8(ascii: "0") < 8 {
+                value = value * 8 + Int(reader[position] - UInt8(ascii: "0"))
+                position += 1
+                digits += 1
+            }
+            guard value < 0x80 else {
+                throw failure(
+                    .unsupported,
+                    "Found octal escape \\\(String(value, radix: 8)), a NeXTSTEP-encoded character (not supported)",
+                    at: offset)
+            }
+            scratch.append(UInt8(value))
+        case UInt8(ascii: "U"), UInt8(ascii: "u"):
+            var value = try scanHexUnit(escapeAt: offset)
+            if (0xDC00...0xDFFF).contains(value) {
+                throw failure(.invalidValue, "Found an unpaired surrogate \\U\(XMLScanner.hex4(value))", at: offset)
+            }
+            if (0xD800...0xDBFF).contains(value) {
+                let next = position
+                guard next + 1 < reader.count, reader[next] == UInt8(ascii: "\\"), reader[next + 1] | 0x20 == UInt8(ascii: "u")
+                else {
+                    throw failure(.invalidValue, "Found an unpaired surrogate \\U\(XMLScanner.hex4(value))", at: offset)
+                }
+                position += 2
+                let low = try scanHexUnit(escapeAt: next)
+                guard (0xDC00...0xDFFF).contains(low) else {
+                    throw failure(.invalidValue, "Found an unpaired surrogate \\U\(XMLScanner.hex4(value))", at: offset)
+                }
+                value = 0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)
+            }
+            guard let scalar = Unicode.Scalar(value) else {
+                throw failure(.invalidValue, "Found an invalid \\U escape", at: offset)
+            }
+            UTF8.encode(scalar) { scratch.append($0) }
+        default:
+            throw failure(.malformed, "Found unknown escape '\\\(XMLScanner.printable(byte))'", at: offset)
+        }
+    }
+
+    /// One to four hex digits after `\U`.
+    private mutating func scanHexUnit(escapeAt offset: Int) throws(PropertyListError) -> UInt32 {
+        var value: UInt32 = 0
+        var digits = 0
+        while digits < 4, position < reader.count {
+            let digit = NumberText.hexDigitValue(reader[position])
+            guard digit < 16 else { break }
+            value = value << 4 | UInt32(digit)
+            position += 1
+            digits += 1
+        }
+        guard digits > 0 else { throw failure(.malformed, "Found \\U without hex digits", at: offset) }
+        return value
     }
 }

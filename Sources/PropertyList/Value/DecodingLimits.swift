@@ -8,15 +8,18 @@ public struct DecodingLimits: Sendable, Hashable {
     /// The most objects a binary plist may declare in its offset table.
     public var maxObjects: Int
     /// The most values the decoded tree may hold once shared references are counted as often as they are used.
+    ///
+    /// Decoding itself shares such values and stays small, but everything that walks the result (writing it
+    /// as XML or JSON, comparing, printing) pays for every use, so the budget protects what comes next.
     public var maxExpandedNodes: Int
 
     /// Budgets with the given values.
-    public init(maxDepth: Int = 512, maxObjects: Int = 1 << 26, maxExpandedNodes: Int = 1 << 26) {
+    public init(maxDepth: Int = 512, maxObjects: Int = 1 << 26, maxExpandedNodes: Int = 1 << 24) {
         self.maxDepth = maxDepth
         self.maxObjects = maxObjects
         self.maxExpandedNodes = maxExpandedNodes
     }
 
-    /// 512 levels, 64 Mi objects, 64 Mi values after expansion.
+    /// 512 levels, 64 Mi objects, 16 Mi values after expansion (several hundred megabytes of XML).
     public static let `default` = DecodingLimits()
 }

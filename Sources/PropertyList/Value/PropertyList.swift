@@ -79,7 +79,7 @@ extension PropertyList: Hashable {
             hasher.combine(d.bitPattern)
         case .data(let d):
             hasher.combine(5 as UInt8)
-            hasher.combine(d)
+            UTF8Bytes.hash(d, into: &hasher)
         case .array(let a):
             hasher.combine(6 as UInt8)
             hasher.combine(a)
@@ -112,14 +112,14 @@ extension PropertyList: Hashable {
 
 extension String {
     /// Scalar-for-scalar equality (Swift's `==` treats canonically equivalent strings as equal).
-    @inlinable
+    @inline(__always)
     func unicodeScalarsEqual(_ other: String) -> Bool {
-        utf8.elementsEqual(other.utf8)
+        UTF8Bytes.equal(self, other)
     }
 
-    @inlinable
+    /// Hashes the exact UTF-8 bytes, consistent with `unicodeScalarsEqual`.
+    @inline(__always)
     func hashScalars(into hasher: inout Hasher) {
-        hasher.combine(utf8.count)
-        for byte in utf8 { hasher.combine(byte) }
+        UTF8Bytes.hash(self, into: &hasher)
     }
 }

@@ -1,0 +1,43 @@
+/// Why a document could not be opened, upgraded or described.
+///
+/// Match on ``kind``; ``description`` names the document (when known), both versions and the step.
+public struct DocumentError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong.
+    public enum Kind: Sendable, Hashable {
+        /// The top level is not a dictionary.
+        case notAnEnvelope
+        /// `majorVersion` (or `minorVersion`, when it is required) is absent.
+        case missingVersion
+        /// A version key holds something other than a non-negative integer.
+        case invalidVersion
+        /// The document's major is newer than this code knows. It is refused and left as it is.
+        case newerMajor
+        /// The document's major is older than the oldest this code can still migrate.
+        case unsupportedOldMajor
+        /// A migration step threw.
+        case migrationFailed
+        /// The format's declaration is inconsistent (a missing or duplicate migration step).
+        case invalidFormat
+    }
+
+    /// What went wrong.
+    public let kind: Kind
+    /// What went wrong, in words.
+    public let message: String
+    /// The version the document declared, when it was readable.
+    public let storedVersion: DocumentVersion?
+    /// The error a migration step threw, for ``Kind/migrationFailed``.
+    public let underlying: (any Error)?
+
+    init(_ kind: Kind, _ message: String, storedVersion: DocumentVersion? = nil, underlying: (any Error)? = nil) {
+        self.kind = kind
+        self.message = message
+        self.storedVersion = storedVersion
+        self.underlying = underlying
+    }
+
+    public var description: String {
+        guard let underlying else { return message }
+        return "\(message): \(underlying)"
+    }
+}

@@ -1,0 +1,37 @@
+import PropertyList
+
+/// The one place where nested models are read and written, so that every container (reader, writer,
+/// arrays, dictionaries, the Codable bridge) gets class tags and error paths the same way.
+enum ModelCoding {
+    /// The dictionary key that holds a registered class's tag.
+    static let classKey = "class"
+
+    /// Reads a `T` from `value`, found at `path`. A class-typed `T` whose dictionary carries a `"class"` tag
+    /// is looked up in the current registry's allow-list for `T` before anything is constructed.
+    static func decode<T: PropertyListRepresentable>(
+        _: T.Type, from value: PropertyList, at path: ModelPath
+    ) throws(ModelError) -> T {
+        do throws(ModelError) {
+            if case .dictionary(let entries) = value, let tag = entries[classKey], T.self is AnyObject.Type {
+                guard case .string(let tag) = tag else {
+                    throw ModelError.typeMismatch(expected: "string", found: tag, at: ModelPath.root.appending(key: classKey))
+                }
+                return try ClassRegistry.current.instantiate(T.self, tag: tag, from: value)
+            }
+            return try T(propertyList: value)
+        } catch {
+            throw error.rebased(onto: path)
+        }
+    }
+
+    /// The representation of `value`, with its class tag added when its dynamic type is registered.
+    static func encode<T: PropertyListRepresentable>(_ value: T) -> PropertyList {
+        var representation = value.propertyListRepresentation
+        guard type(of: value) is AnyObject.Type, case .dictionary(var entries) = representation,
+            let tag = ClassRegistry.current.tag(for: type(of: value))
+        else { return representation }
+        representation = .boolean(false)  // Drops the second reference, so `entries` is mutated in place.
+        entries[classKey] = .string(tag)
+        return .dictionary(entries)
+    }
+}

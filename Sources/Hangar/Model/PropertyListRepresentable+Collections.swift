@@ -1,0 +1,43 @@
+public import PropertyList
+
+extension Array: PropertyListRepresentable where Element: PropertyListRepresentable {
+    /// An `.array`; class elements carry their registered tags.
+    ///
+    /// `[UInt8]` is an array of integers here: use `Data`, or ``DictionaryReader/readBytes(_:)``, for `.data`.
+    public var propertyListRepresentation: PropertyList {
+        .array(map { ModelCoding.encode($0) })
+    }
+
+    /// Reads an `.array`, each element polymorphically, with its index in any error's path.
+    public init(propertyList: PropertyList) throws(ModelError) {
+        guard case .array(let elements) = propertyList else {
+            throw .typeMismatch(expected: "array", found: propertyList)
+        }
+        var result: [Element] = []
+        result.reserveCapacity(elements.count)
+        for (index, element) in elements.enumerated() {
+            result.append(try ModelCoding.decode(Element.self, from: element, at: ModelPath.root.appending(index: index)))
+        }
+        self = result
+    }
+}
+
+extension Dictionary: PropertyListRepresentable where Key == String, Value: PropertyListRepresentable {
+    /// A `.dictionary`; class values carry their registered tags.
+    public var propertyListRepresentation: PropertyList {
+        .dictionary(mapValues { ModelCoding.encode($0) })
+    }
+
+    /// Reads a `.dictionary`, each value polymorphically, with its key in any error's path.
+    public init(propertyList: PropertyList) throws(ModelError) {
+        guard case .dictionary(let entries) = propertyList else {
+            throw .typeMismatch(expected: "dictionary", found: propertyList)
+        }
+        var result: [String: Value] = [:]
+        result.reserveCapacity(entries.count)
+        for (key, value) in entries {
+            result[key] = try ModelCoding.decode(Value.self, from: value, at: ModelPath.root.appending(key: key))
+        }
+        self = result
+    }
+}

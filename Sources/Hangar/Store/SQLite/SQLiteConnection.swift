@@ -1,0 +1,163 @@
+import CSQLite
+
+/// A failed SQLite call: the extended result code, SQLite's message and the statement's SQL.
+/// Bound values are never part of it.
+struct SQLiteError: Error, Sendable, CustomStringConvertible {
+    let code: Int32
+    let message: String
+    let sql: String?
+
+    /// The primary result code (`SQLITE_BUSY`, `SQLITE_CONSTRAINT`, …) without the extended bits.
+    var primaryCode: Int32 { code & 0xFF }
+
+    var description: String {
+        var text = "SQLite error \(code): \(message)"
+        if let sql { text += " — while executing `\(sql)`" }
+        return text
+    }
+}
+
+/// One SQLite connection. Not thread-safe: the store gives each connection to one thread at a time.
+final class SQLiteConnection {
+    /// How a connection is opened.
+    enum Mode {
+        case readWrite
+        case readOnly
+    }
+
+    private let handle: OpaquePointer
+    private var statementCache: [String: SQLiteStatement] = [:]
+    /// Set while a transaction runs, to refuse nested `transaction` calls (SQLite has no nested BEGIN).
+    private(set) var isInTransaction = false
+
+    /// Opens (creating when `readWrite`) the database at `path` (`:memory:` for a private in-memory one).
+    init(path: String, mode: Mode, busyTimeout: Int32) throws(SQLiteError) {
+        var pointer: OpaquePointer?
+        let flags =
+            (mode == .readWrite ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY)
+            | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
+        let status = sqlite3_open_v2(path, &pointer, flags, nil)
+        guard let pointer else {
+            throw SQLiteError(code: status, message: "cannot allocate a connection", sql: nil)
+        }
+        // sqlite3_open_v2 returns a handle even on failure; it must be closed either way.
+        guard status == SQLITE_OK else {
+            let message = String(cString: sqlite3_errmsg(pointer))
+            sqlite3_close_v2(pointer)
+            throw SQLiteError(code: status, message: message, sql: nil)
+        }
+        handle = pointer
+        sqlite3_extended_result_codes(handle, 1)
+        sqlite3_busy_timeout(handle, busyTimeout)
+        _ = hangar_sqlite3_enable_defensive(handle)
+    }
+
+    deinit {
+        statementCache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    // MARK: Statements
+
+    /// Runs one or more statements that bind nothing and return nothing (schema, pragmas).
+    func execute(_ sql: String) throws(SQLiteError) {
+        var message: UnsafeMutablePointer<CChar>?
+        let status = sqlite3_exec(handle, sql, nil, nil, &message)
+        guard status == SQLITE_OK else {
+            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+            sqlite3_free(message)
+            throw SQLiteError(code: sqlite3_extended_errcode(handle), message: text, sql: sql)
+        }
+    }
+
+    /// A prepared statement for `sql`, reused across calls; reset and with bindings cleared.
+    func cachedStatement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        if let statement = statementCache[sql] {
+            statement.reset()
+            return statement
+        }
+        let statement = try SQLiteStatement(connection: self, handle: handle, sql: sql)
+        statementCache[sql] = statement
+        return statement
+    }
+
+    /// The first column of the first row of `sql` as an integer (for pragmas and counts).
+    func integer(_ sql: String) throws(SQLiteError) -> Int64? {
+        let statement = try cachedStatement(sql)
+        defer { statement.reset() }
+        return try statement.step() ? statement.int64(at: 0) : nil
+    }
+
+    /// The first column of the first row of `sql` as text.
+    func text(_ sql: String) throws(SQLiteError) -> String? {
+        let statement = try cachedStatement(sql)
+        defer { statement.reset() }
+        return try statement.step() ? statement.text(at: 0) : nil
+    }
+
+    /// Rows changed by the last INSERT, UPDATE or DELETE.
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
+    // MARK: Transactions
+
+    /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
+    /// `IMMEDIATE` takes the write lock up front, so a writer never fails half-way on SQLITE_BUSY.
+    func transaction<Result, Failure: Error>(
+        immediate: Bool,
+        _ body: () throws(Failure) -> Result
+    ) throws(TransactionFailure<Failure>) -> Result {
+        precondition(!isInTransaction, "Hangar: a store transaction cannot start inside another")
+        do {
+            try execute(immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
+        } catch {
+            throw .sqlite(error)
+        }
+        isInTransaction = true
+        defer { isInTransaction = false }
+        let result: Result
+        do {
+            result = try body()
+        } catch {
+            rollback()
+            throw .body(error)
+        }
+        do {
+            try execute("COMMIT")
+        } catch {
+            rollback()
+            throw .sqlite(error)
+        }
+        return result
+    }
+
+    private func rollback() {
+        if sqlite3_get_autocommit(handle) == 0 {
+            _ = try? execute("ROLLBACK")
+        }
+    }
+
+    /// The error SQLite reports for the last call on this connection.
+    func lastError(sql: String?) -> SQLiteError {
+        SQLiteError(code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+    }
+
+    /// Copies this whole database into `destination` with SQLite's online backup API.
+    func backup(into destination: SQLiteConnection) throws(SQLiteError) {
+        guard let backup = sqlite3_backup_init(destination.handle, "main", handle, "main") else {
+            throw destination.lastError(sql: nil)
+        }
+        var status: Int32
+        repeat {
+            status = sqlite3_backup_step(backup, 256)
+            if status == SQLITE_BUSY || status == SQLITE_LOCKED { sqlite3_sleep(10) }
+        } while status == SQLITE_OK || status == SQLITE_BUSY || status == SQLITE_LOCKED
+        sqlite3_backup_finish(backup)
+        guard status == SQLITE_DONE else { throw destination.lastError(sql: nil) }
+    }
+}
+
+/// Either SQLite failed around the transaction, or the body threw.
+enum TransactionFailure<Failure: Error>: Error {
+    case sqlite(SQLiteError)
+    case body(Failure)
+}

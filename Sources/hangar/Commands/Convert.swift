@@ -1,0 +1,77 @@
+import ArgumentParser
+import Hangar
+import PropertyList
+
+/// `hangar convert binary1|xml1|json FILE [-o OUTPUT]`, as `plutil -convert` does.
+struct Convert: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Convert a property list to another format.",
+        discussion: """
+            The input format is detected (binary, XML, OpenStep or JSON). Without -o the file is rewritten \
+            in place, atomically; `-o -` writes to standard output.
+            XML holds whole seconds only: a date's fraction is dropped, with a warning on standard error.
+            JSON holds no dates or data: such a value is an error naming its path, unless --lossy writes \
+            them as ISO-8601 and base64 strings.
+            """
+    )
+
+    enum Target: String, ExpressibleByArgument, CaseIterable {
+        case binary1, xml1, json
+
+        var format: PropertyListFormat {
+            switch self {
+            case .binary1: .binary
+            case .xml1: .xml
+            case .json: .json
+            }
+        }
+    }
+
+    @Argument(help: "The format to write: binary1, xml1 or json.")
+    var target: Target
+
+    @Argument(help: "The file to convert (`-` reads standard input).")
+    var file: String
+
+    @Option(name: .shortAndLong, help: "Where to write (`-` for standard output). Default: FILE itself.")
+    var output: String?
+
+    @Flag(name: [.customShort("r"), .long], help: "JSON only: indent the output for people.")
+    var pretty = false
+
+    @Flag(help: "JSON only: write dates as ISO-8601 strings and data as base64 strings instead of failing.")
+    var lossy = false
+
+    mutating func validate() throws {
+        if file == "-" && output == nil {
+            throw ValidationError("Reading standard input needs -o (a file, or - for standard output).")
+        }
+    }
+
+    func run() throws {
+        try reportingFailures {
+            let (value, _) = try loadPropertyList(at: file)
+            let options = EncodingOptions(json: JSONEncodingOptions(prettyPrinted: pretty, lossyDatesAndData: lossy))
+            let bytes: [UInt8]
+            do throws(PropertyListError) {
+                bytes = try value.encoded(as: target.format, options: options)
+            } catch {
+                throw FileFailure(path: file, error)
+            }
+            if target == .xml1, let path = value.firstSubsecondDatePath {
+                printError("\(file): warning: XML keeps whole seconds; the fraction of the date at "
+                    + "\(path.isEmpty ? "the root" : path) (and any others) is dropped")
+            }
+            let destination = output ?? file
+            do throws(AtomicFile.Failure) {
+                if destination == "-" {
+                    try AtomicFile.writeToStandardOutput(bytes)
+                } else {
+                    try AtomicFile.save(bytes, to: destination)
+                }
+            } catch {
+                throw FileFailure(error)
+            }
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import PropertyList
+
+/// Renders a value as `plutil -p` does:
+///
+///     {
+///       "name" => "Amelia"
+///       "hours" => 1250
+///       "fleet" => [
+///         0 => "N12345"
+///       ]
+///     }
+enum TreePrinter {
+    static func render(_ value: PropertyList) -> String {
+        var out = ""
+        render(value, indent: 0, into: &out)
+        out += "\n"
+        return out
+    }
+
+    private static func render(_ value: PropertyList, indent: Int, into out: inout String) {
+        let pad = String(repeating: "  ", count: indent + 1)
+        switch value {
+        case .string(let string): out += quoted(string)
+        case .integer(let integer): out += integer.description
+        case .real(let real): out += real.description
+        case .boolean(let flag): out += flag ? "true" : "false"
+        case .date(let seconds): out += formatDate(seconds)
+        case .data(let bytes): out += dataDescription(bytes)
+        case .array(let elements):
+            out += "[\n"
+            for (index, element) in elements.enumerated() {
+                out += "\(pad)\(index) => "
+                render(element, indent: indent + 1, into: &out)
+                out += "\n"
+            }
+            out += String(repeating: "  ", count: indent) + "]"
+        case .dictionary(let entries):
+            out += "{\n"
+            for key in entries.keys.sorted(by: { $0.utf16.lexicographicallyPrecedes($1.utf16) }) {
+                guard let element = entries[key] else { continue }
+                out += "\(pad)\(quoted(key)) => "
+                render(element, indent: indent + 1, into: &out)
+                out += "\n"
+            }
+            out += String(repeating: "  ", count: indent) + "}"
+        }
+    }
+
+    private static func quoted(_ string: String) -> String {
+        var out = "\""
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\t": out += "\\t"
+            case "\r": out += "\\r"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                out += "\\u{\(String(scalar.value, radix: 16))}"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
+    private static func dataDescription(_ bytes: [UInt8]) -> String {
+        let shown = bytes.prefix(24).map { byte in
+            let digits = String(byte, radix: 16)
+            return digits.count == 1 ? "0" + digits : digits
+        }.joined()
+        let ellipsis = bytes.count > 24 ? "..." : ""
+        return "{length = \(bytes.count), bytes = 0x\(shown)\(ellipsis)}"
+    }
+
+    private static let formatter: DateFormatter = {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss.SSS Z"
+        return formatter
+    }()
+
+    private static func formatDate(_ seconds: Double) -> String {
+        let date = Date(timeIntervalSinceReferenceDate: seconds)
+        var text = formatter.string(from: date)
+        // Whole seconds print without the fraction, as plutil does.
+        if seconds.rounded(.down) == seconds { text = text.replacingOccurrences(of: ".000 ", with: " ") }
+        return text
+    }
+}

@@ -1,0 +1,158 @@
+import PropertyList
+import Synchronization
+import Testing
+@testable import Hangar
+
+@Suite struct DocumentFormatTests {
+    /// v1 stored `registration`; v2 renamed it `registrationNumber`; v3 made hours an integer.
+    static func pilotsFormat(minor: Int = 0) -> DocumentFormat {
+        DocumentFormat(
+            current: DocumentVersion(major: 3, minor: minor),
+            oldestReadableMajor: 1,
+            migrations: [
+                DocumentMigration(from: 1, "rename registration") { content in
+                    var content = content
+                    content["registrationNumber"] = content.removeValue(forKey: "registration")
+                    return content
+                },
+                DocumentMigration(from: 2, "hours as integer") { content in
+                    var content = content
+                    if case .string(let text) = content["hours"], let hours = Int64(text) {
+                        content["hours"] = .integer(.init(hours))
+                    }
+                    return content
+                },
+            ])
+    }
+
+    @Test func migrationsRunInOrderAndAreReported() throws {
+        let events = Mutex<[String]>([])
+        let old: PropertyList = ["majorVersion": 1, "minorVersion": 2, "registration": "N1", "hours": "12"]
+        let opened = try Self.pilotsFormat().open(old, name: "pilots/amelia") { event in
+            events.withLock { $0.append(event.description) }
+        }
+        #expect(opened.storedVersion == DocumentVersion(major: 1, minor: 2))
+        #expect(opened.content == ["registrationNumber": "N1", "hours": 12])
+        #expect(events.withLock { $0 } == [
+            "migrated pilots/amelia from 1.2 to 2.0: rename registration",
+            "migrated pilots/amelia from 2.0 to 3.0: hours as integer",
+        ])
+    }
+
+    @Test func currentDocumentsOpenUnchanged() throws {
+        let document: PropertyList = ["majorVersion": 3, "minorVersion": 0, "hours": 5]
+        #expect(try Self.pilotsFormat().open(document).content == ["hours": 5])
+    }
+
+    @Test func newerMajorIsRefusedNamingBothVersions() {
+        let document: PropertyList = ["majorVersion": 4, "minorVersion": 0]
+        #expect {
+            try Self.pilotsFormat().open(document, name: "pilots/x")
+        } throws: { error in
+            guard let error = error as? DocumentError else { return false }
+            return error.kind == .newerMajor && error.storedVersion == DocumentVersion(major: 4, minor: 0)
+                && error.description
+                    == "pilots/x: major version 4 is newer than this code reads (3); the document is left as it is"
+        }
+    }
+
+    @Test func newerMinorReadsNormally() throws {
+        let document: PropertyList = ["majorVersion": 3, "minorVersion": 7, "hours": 5, "futureKey": true]
+        let opened = try Self.pilotsFormat().open(document)
+        #expect(opened.storedVersion.minor == 7)
+        #expect(opened.content == ["hours": 5, "futureKey": true])
+    }
+
+    @Test(arguments: [
+        (PropertyList.array([]), DocumentError.Kind.notAnEnvelope, "The document's top level is array, not a dictionary"),
+        (PropertyList.dictionary(["minorVersion": 0]), .missingVersion, "The document has no majorVersion"),
+        (PropertyList.dictionary(["majorVersion": "2"]), .invalidVersion, "majorVersion is string \"2\", not a non-negative integer"),
+        (PropertyList.dictionary(["majorVersion": -1]), .invalidVersion, "majorVersion is integer -1, not a non-negative integer"),
+        (PropertyList.dictionary(["majorVersion": 3, "minorVersion": 1.5]), .invalidVersion, "minorVersion is real 1.5, not a non-negative integer"),
+    ])
+    func badEnvelopes(document: PropertyList, kind: DocumentError.Kind, message: String) {
+        #expect {
+            try Self.pilotsFormat().open(document)
+        } throws: { error in
+            (error as? DocumentError)?.kind == kind && (error as? DocumentError)?.description == message
+        }
+    }
+
+    @Test func minorIsRequiredWhenTheFormatSaysSo() throws {
+        let format = DocumentFormat(current: .init(major: 1, minor: 0), defaultMinor: nil)
+        #expect(throws: DocumentError.self) { try format.open(["majorVersion": 1]) }
+        let lenient = DocumentFormat(current: .init(major: 1, minor: 0))
+        #expect(try lenient.open(["majorVersion": 1]).storedVersion == DocumentVersion(major: 1, minor: 0))
+    }
+
+    @Test func tooOldMajorIsRefused() throws {
+        let format = DocumentFormat(
+            current: .init(major: 3, minor: 0), oldestReadableMajor: 2,
+            migrations: [DocumentMigration(from: 2, "noop") { $0 }])
+        #expect {
+            try format.open(["majorVersion": 1])
+        } throws: { error in
+            (error as? DocumentError)?.kind == .unsupportedOldMajor
+        }
+    }
+
+    @Test func missingStepIsFoundWhenTheFormatIsMade() {
+        #expect {
+            try DocumentFormat.validate(
+                current: .init(major: 3, minor: 0), oldestReadableMajor: 1,
+                migrations: [DocumentMigration(from: 1, "one") { $0 }])
+        } throws: { error in
+            (error as? DocumentError)?.description == "No migration from major 2 to 3"
+        }
+        #expect(throws: DocumentError.self) {
+            try DocumentFormat.validate(
+                current: .init(major: 2, minor: 0), oldestReadableMajor: 1,
+                migrations: [DocumentMigration(from: 1, "a") { $0 }, DocumentMigration(from: 1, "b") { $0 }])
+        }
+    }
+
+    @Test func anInvalidFormatStopsTheProgramAtStartUp() async {
+        await #expect(processExitsWith: .failure) {
+            _ = DocumentFormat(current: .init(major: 2, minor: 0), oldestReadableMajor: 1)
+        }
+    }
+
+    @Test func failingStepNamesItself() throws {
+        struct Broken: Error {}
+        let format = DocumentFormat(
+            current: .init(major: 2, minor: 0), oldestReadableMajor: 1,
+            migrations: [DocumentMigration(from: 1, "split name") { _ in throw Broken() }])
+        #expect {
+            try format.open(["majorVersion": 1], name: "pilots/a")
+        } throws: { error in
+            guard let error = error as? DocumentError else { return false }
+            return error.kind == .migrationFailed && error.message == "pilots/a: migration \"split name\" from major 1 failed"
+                && error.underlying is Broken
+        }
+    }
+
+    @Test func minorUpgradesFillDefaults() throws {
+        let format = DocumentFormat(
+            current: .init(major: 1, minor: 2),
+            minorUpgrades: [
+                MinorUpgrade(major: 1, toMinor: 1) { content in
+                    var content = content
+                    content["nickname"] = content["nickname"] ?? ""
+                    return content
+                },
+                MinorUpgrade(major: 1, toMinor: 2) { content in
+                    var content = content
+                    content["rating"] = content["rating"] ?? 0
+                    return content
+                },
+            ])
+        #expect(try format.open(["majorVersion": 1, "minorVersion": 0]).content == ["nickname": "", "rating": 0])
+        #expect(try format.open(["majorVersion": 1, "minorVersion": 1, "nickname": "A"]).content == ["nickname": "A", "rating": 0])
+        #expect(try format.open(["majorVersion": 1, "minorVersion": 2]).content == [:])
+    }
+
+    @Test func sealAddsTheVersionKeys() {
+        let format = Self.pilotsFormat(minor: 1)
+        #expect(format.seal(["hours": 5]) == ["hours": 5, "majorVersion": 3, "minorVersion": 1])
+    }
+}
