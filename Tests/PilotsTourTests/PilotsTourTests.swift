@@ -66,7 +66,7 @@ import Testing
             "\"pilots-archive\" now: 4 at 2.0",
             "Saving with the stale revision",
             "Expected revision",
-            "Load refused: pilots/SE-PPL-0314: The document is newer than this code reads",
+            "Load refused: pilots/SE-PPL-0314: Not read: major version 3 is newer than this code reads (2); the document is left as it is",
             "Save refused: pilots/SE-PPL-0314: The stored document has major version 3",
             "newer = [\"SE-PPL-0314\"]",
             "Stored document unchanged: revision",
