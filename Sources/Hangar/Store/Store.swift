@@ -105,6 +105,7 @@ public final class Store: Sendable {
                 defer { transaction.invalidate() }
                 do throws(TransactionFailure<any Error>) {
                     let result = try connection.transaction(immediate: true) { try body(transaction) }
+                    connection.checkpointIfLogExceeds(Self.logSizeLimit)
                     return (result, transaction.pendingMirrors)
                 } catch {
                     switch error {
@@ -154,6 +155,10 @@ public final class Store: Sendable {
             }
         }
     }
+
+    /// Twice the log SQLite's automatic checkpoints keep (1,000 pages of 4 KiB): beyond this, readers are
+    /// starving them and the writer empties the log itself (``SQLiteConnection/checkpointIfLogExceeds(_:)``).
+    static let logSizeLimit = 8 << 20
 
     @TaskLocal private static var writingStores: Set<ObjectIdentifier> = []
 

@@ -73,6 +73,53 @@ import Darwin
                 + "committed but unacknowledged, \(checker.checkedRevisions) stored revisions checked")
     }
 
+    /// Two processes writing the same file at once (their writes wait for each other on SQLite's lock, within
+    /// the busy timeout), both killed at once: neither fails with "database is locked" and nothing is lost.
+    @Test func twoProcessesOnOneFileSurviveKill9() throws {
+        let directory = try temporaryDirectory()
+        let path = directory + "/store.sqlite"
+        var checker = SaveLoopChecker()
+        var random = SeededRandom(seed: Self.seed ^ 0x2)
+        var acknowledgedPerProcess = [0, 0]
+        let rounds = max(10, Self.kills / 6)
+        for round in 0..<rounds {
+            let children = try ["a", "b"].map { name in
+                try ChildProcess(
+                    ["save-loop", path, "p\(round)\(name)", "\(random.next())", "full"],
+                    stderrPath: directory + "/stderr-\(name).txt")
+            }
+            for child in children where !child.waitForFirstLine("ready", timeout: 60) {
+                children.forEach { $0.killAndWait() }
+                Issue.record("round \(round): a child did not start: \(child.standardError)")
+                return
+            }
+            usleep(UInt32(50_000 + random.next() % 250_000))
+            for child in children { kill(child.pid, SIGKILL) }
+            for (index, child) in children.enumerated() {
+                let status = child.waitForExit()
+                guard ChildProcess.wasKilled(status) else {
+                    Issue.record("round \(round) (seed \(Self.seed)): a child failed: \(child.standardError)")
+                    return
+                }
+                let lines = child.completeLines()
+                acknowledgedPerProcess[index] += lines.count - 1
+                try checker.record(lines)
+            }
+            let problems = try checker.verify(path: path)
+            guard problems.isEmpty else {
+                let listed = problems.prefix(20).joined(separator: "\n")
+                Issue.record("after round \(round + 1) (seed \(Self.seed)):\n\(listed)")
+                return
+            }
+        }
+        // Both processes got their writes in.
+        #expect(acknowledgedPerProcess.allSatisfy { $0 >= rounds })
+        print(
+            "KillDurabilityTests: \(rounds) rounds of two processes killed together, seed \(Self.seed): "
+                + "\(acknowledgedPerProcess) acknowledged writes, \(checker.acknowledgedSaves) acknowledged saves "
+                + "checked, \(checker.committedUnacknowledged) committed but unacknowledged")
+    }
+
     @Test func atomicExportLeavesTheOldOrTheNewFile() throws {
         let directory = try temporaryDirectory()
         let path = directory + "/store.sqlite"
