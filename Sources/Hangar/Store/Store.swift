@@ -40,7 +40,7 @@ public final class Store: Sendable {
         }
         let connection = try Self.open(path: path, mode: .readWrite, configuration: configuration)
         try StoreSchema.migrate(connection, path: path)
-        writer = SerializedConnection(connection)
+        writer = SerializedConnection(connection, lock: inMemory ? NSLock() : WriterLocks.lock(for: path))
         if inMemory {
             readers = nil
         } else {
@@ -98,8 +98,10 @@ public final class Store: Sendable {
     /// store is a programmer error.
     @discardableResult
     public func write<Result>(_ body: (WriteTransaction) throws -> Result) throws -> Result {
-        precondition(!Self.isWriting(self), "Hangar: store.write called inside a write transaction of the same store")
-        let (result, mirrors) = try Self.$writingStores.withValue(Self.writingStores.union([ObjectIdentifier(self)])) {
+        // Keyed by the writer lock: a write inside a write of another store on the same file would wait forever.
+        precondition(
+            !Self.isWriting(self), "Hangar: store.write called inside a write transaction of the same store (or file)")
+        let (result, mirrors) = try Self.$writingStores.withValue(Self.writingStores.union([writer.lockID])) {
             try writer.withConnection { connection in
                 let transaction = WriteTransaction(connection: connection, store: self)
                 defer { transaction.invalidate() }
@@ -163,7 +165,7 @@ public final class Store: Sendable {
     @TaskLocal private static var writingStores: Set<ObjectIdentifier> = []
 
     private static func isWriting(_ store: Store) -> Bool {
-        writingStores.contains(ObjectIdentifier(store))
+        writingStores.contains(store.writer.lockID)
     }
 
     // MARK: Maintenance
