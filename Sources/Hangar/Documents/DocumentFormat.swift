@@ -172,19 +172,18 @@ public struct DocumentFormat: Sendable {
         }
         content[Self.majorKey] = nil
         content[Self.minorKey] = nil
-        let label = name.map { "\($0): " } ?? ""
         guard stored.major <= current.major else {
             throw DocumentError(
                 .newerMajor,
-                "\(label)major version \(stored.major) is newer than this code reads (\(current.major)); "
+                "major version \(stored.major) is newer than this code reads (\(current.major)); "
                     + "the document is left as it is",
-                storedVersion: stored)
+                storedVersion: stored, document: name)
         }
         guard stored.major >= oldestReadableMajor else {
             throw DocumentError(
                 .unsupportedOldMajor,
-                "\(label)major version \(stored.major) is older than the oldest this code reads (\(oldestReadableMajor))",
-                storedVersion: stored)
+                "major version \(stored.major) is older than the oldest this code reads (\(oldestReadableMajor))",
+                storedVersion: stored, document: name)
         }
         var version = stored
         while version.major < current.major {
@@ -195,8 +194,8 @@ public struct DocumentFormat: Sendable {
                 content = try step.transform(content)
             } catch {
                 throw DocumentError(
-                    .migrationFailed, "\(label)migration \"\(step.name)\" from major \(version.major) failed",
-                    storedVersion: stored, underlying: error)
+                    .migrationFailed, "migration \"\(step.name)\" from major \(version.major) failed",
+                    storedVersion: stored, document: name, underlying: error)
             }
             let next = DocumentVersion(major: version.major + 1, minor: 0)
             observer?(MigrationEvent(from: version, to: next, step: step.name, document: name))
@@ -208,8 +207,8 @@ public struct DocumentFormat: Sendable {
                 content = try upgrade.transform(content)
             } catch {
                 throw DocumentError(
-                    .migrationFailed, "\(label)minor upgrade to \(version.major).\(upgrade.toMinor) failed",
-                    storedVersion: stored, underlying: error)
+                    .migrationFailed, "minor upgrade to \(version.major).\(upgrade.toMinor) failed",
+                    storedVersion: stored, document: name, underlying: error)
             }
             let next = DocumentVersion(major: version.major, minor: upgrade.toMinor)
             observer?(MigrationEvent(from: version, to: next, step: "minor upgrade", document: name))

@@ -74,7 +74,7 @@ public class ReadTransaction {
         } catch {
             throw StoreError(
                 error.kind == .newerMajor ? .newerMajor : .undecodable,
-                error.kind == .newerMajor ? "The document is newer than this code reads" : "The envelope is not readable",
+                error.kind == .newerMajor ? "Not read" : "The envelope is not readable",
                 collection: stored.collection, key: stored.key, underlying: error)
         }
         let value: Document

@@ -18,7 +18,7 @@ public struct StoreConfiguration: Sendable {
     public var maximumReaders: Int = 4
     /// The allow-list used to encode and decode class-tagged models.
     public var registry: ClassRegistry = ClassRegistry()
-    /// Per-collection settings; a collection not listed uses ``CollectionOptions/init()``.
+    /// Per-collection settings; a collection not listed uses the default ``CollectionOptions``.
     public var collections: [String: CollectionOptions] = [:]
     /// Told about every migration step run while reading documents.
     public var migrationObserver: (@Sendable (MigrationEvent) -> Void)?

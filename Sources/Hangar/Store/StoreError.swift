@@ -63,7 +63,8 @@ public struct StoreError: Error, CustomStringConvertible {
         var text = ""
         if let collection { text += key.map { "\(collection)/\($0): " } ?? "\(collection): " }
         text += message
-        if let underlying { text += ": \(underlying)" }
+        // A document error already names the document this error is about: give only its reason.
+        if let underlying { text += ": " + ((underlying as? DocumentError)?.reason ?? "\(underlying)") }
         if let sql { text += " (while executing `\(sql)`)" }
         return text
     }

@@ -66,7 +66,8 @@ public final class WriteTransaction: ReadTransaction {
     /// Saves an envelope (a dictionary with `majorVersion` and `minorVersion`) under `key`, as it is, and
     /// returns its new revision. For files and tools that have no model type; `expectedRevision` and
     /// `overwritingNewerMajor` work as in the model save. When the collection's options name a format, a
-    /// document of a newer major than it reads is refused.
+    /// document of a newer major than it reads is refused; either way, a stored document of a newer major
+    /// than the one given is not replaced (an older file never overwrites newer data) unless forced.
     @discardableResult
     public func save(
         envelope: PropertyList,
@@ -87,7 +88,7 @@ public final class WriteTransaction: ReadTransaction {
         let current = try currentRow(collection: collection, key: key)
         return try write(
             envelope, version: version, current: current, collection: collection, key: key,
-            expectedRevision: expectedRevision, readableMajor: format?.current.major,
+            expectedRevision: expectedRevision, readableMajor: format?.current.major ?? version.major,
             overwritingNewerMajor: overwritingNewerMajor)
     }
 
