@@ -67,7 +67,9 @@ public final class Store: Sendable {
             if path != ":memory:" {
                 // WAL: readers never block the writer. The journal is truncated back to 64 MiB after
                 // checkpoints, so it cannot grow without bound.
-                _ = try connection.text("PRAGMA journal_mode = WAL")
+                _ = try connection.retryingWhileBusy { () throws(SQLiteError) in
+                    try connection.text("PRAGMA journal_mode = WAL")
+                }
                 try connection.execute("PRAGMA journal_size_limit = 67108864")
             }
             try connection.execute("PRAGMA synchronous = \(configuration.synchronous.rawValue)")

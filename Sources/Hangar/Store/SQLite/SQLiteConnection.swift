@@ -143,6 +143,21 @@ final class SQLiteConnection {
         }
     }
 
+    /// Runs `body` again while it fails with SQLITE_BUSY, for up to the busy timeout: for statements SQLite
+    /// does not run the busy handler for. Changing the journal mode is one: the connection has read the
+    /// header under a shared lock and then needs an exclusive one, and rather than risk a deadlock SQLite
+    /// reports SQLITE_BUSY at once (seen when several stores open a new file at the same moment).
+    func retryingWhileBusy<Result>(_ body: () throws(SQLiteError) -> Result) throws(SQLiteError) -> Result {
+        let deadline = Date(timeIntervalSinceNow: Double(busyTimeout) / 1000)
+        while true {
+            do {
+                return try body()
+            } catch where error.primaryCode == SQLITE_BUSY && Date() < deadline {
+                sqlite3_sleep(Int32.random(in: 1...10))
+            }
+        }
+    }
+
     /// Empties the write-ahead log when it has grown past `limit` bytes.
     ///
     /// SQLite's automatic checkpoints are passive: under a steady stream of overlapping readers there is never
