@@ -92,6 +92,22 @@ final class ChildProcess: @unchecked Sendable {
         return output.starts(with: wanted)
     }
 
+    /// Waits until the output contains `text`; false if the child ended or time ran out.
+    func waitForOutput(containing text: String, timeout: TimeInterval) -> Bool {
+        let needle = Array(text.utf8)
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if output.count >= needle.count,
+                (0...(output.count - needle.count)).contains(where: { output[$0..<($0 + needle.count)].elementsEqual(needle) })
+            {
+                return true
+            }
+            if reachedEnd || !condition.wait(until: deadline) { return false }
+        }
+    }
+
     /// Sends SIGKILL (if still running) and waits for the child; returns its wait status.
     @discardableResult
     func killAndWait() -> Int32 {
