@@ -86,6 +86,10 @@ public final class Store: Sendable {
     /// its start, and never blocks writers.
     public func read<Result>(_ body: (ReadTransaction) throws -> Result) throws -> Result {
         guard let readers else {
+            // An in-memory store reads on its writer connection, which a write on this thread already holds.
+            precondition(
+                !Self.isWriting(self),
+                "Hangar: store.read inside store.write of the same in-memory store; read through the write transaction")
             return try writer.withConnection { connection in
                 try Self.run(ReadTransaction(connection: connection, store: self), on: connection, body)
             }
