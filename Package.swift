@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "PropertyList", targets: ["PropertyList"]),
         .library(name: "Hangar", targets: ["Hangar"]),
         .executable(name: "hangar", targets: ["hangar"]),
+        .executable(name: "pilots", targets: ["pilots"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
@@ -44,6 +45,18 @@ let package = Package(
             path: "Examples/Pilots/Models",
             swiftSettings: strictSettings
         ),
+        // `swift run pilots`: the Pilots example as a tour of the whole library (public API only).
+        .executableTarget(
+            name: "pilots",
+            dependencies: [
+                "PilotModels",
+                "Hangar",
+                "PropertyList",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Examples/Pilots/Tour",
+            swiftSettings: strictSettings
+        ),
         // Layer 3: the command-line tool.
         .executableTarget(
             name: "hangar",
@@ -60,9 +73,22 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: strictSettings
         ),
+        // A child process for the kill -9 durability tests: writes in a loop, reports each acknowledged write.
+        // Built with the tests (HangarTests depends on it), never part of a product.
+        .executableTarget(
+            name: "hangar-stress",
+            dependencies: ["Hangar", "PropertyList"],
+            path: "Tests/Tools/hangar-stress",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "HangarTests",
-            dependencies: ["Hangar", "PropertyList", "PilotModels"],
+            dependencies: ["Hangar", "PropertyList", "PilotModels", "hangar-stress"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "PilotsTourTests",
+            dependencies: ["pilots"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -10,6 +10,6 @@ struct HangarCommand: ParsableCommand {
             Exit status: 0 on success, 1 when an input is bad or a file cannot be read or written \
             (with a one-line `FILE: reason` on standard error).
             """,
-        subcommands: [Lint.self, Convert.self, Print.self]
+        subcommands: [Lint.self, Convert.self, Print.self, DB.self]
     )
 }

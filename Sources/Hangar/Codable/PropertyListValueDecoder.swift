@@ -1,6 +1,6 @@
 public import PropertyList
 
-/// Decodes any `Decodable` from a ``PropertyList`` value, over the value model (not Foundation's decoder).
+/// Decodes any `Decodable` from a `PropertyList` value, over the value model (not Foundation's decoder).
 ///
 /// - An absent key is `nil` for an optional property and a ``ModelError/Kind/missingKey`` error otherwise.
 /// - `Date` reads `.date`, `Data` `.data`, `URL` and `UUID` `.string`; integers are range-checked

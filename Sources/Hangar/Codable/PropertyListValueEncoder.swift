@@ -1,6 +1,6 @@
 public import PropertyList
 
-/// Encodes any `Encodable` into a ``PropertyList`` value, over the value model (not Foundation's encoder).
+/// Encodes any `Encodable` into a `PropertyList` value, over the value model (not Foundation's encoder).
 ///
 /// - Optionals that are `nil` become absent keys; a `nil` in an array or at the top is an
 ///   ``ModelError/Kind/unrepresentable`` error, since property lists have no null.

@@ -26,18 +26,29 @@ public struct DocumentError: Error, Sendable, CustomStringConvertible {
     public let message: String
     /// The version the document declared, when it was readable.
     public let storedVersion: DocumentVersion?
+    /// The document's name, when the caller gave one (the store gives `collection/key`).
+    public let document: String?
     /// The error a migration step threw, for ``Kind/migrationFailed``.
     public let underlying: (any Error)?
 
-    init(_ kind: Kind, _ message: String, storedVersion: DocumentVersion? = nil, underlying: (any Error)? = nil) {
+    init(
+        _ kind: Kind, _ message: String, storedVersion: DocumentVersion? = nil, document: String? = nil,
+        underlying: (any Error)? = nil
+    ) {
         self.kind = kind
         self.message = message
         self.storedVersion = storedVersion
+        self.document = document
         self.underlying = underlying
     }
 
-    public var description: String {
+    /// The message and the underlying error, without the document's name.
+    public var reason: String {
         guard let underlying else { return message }
         return "\(message): \(underlying)"
+    }
+
+    public var description: String {
+        document.map { "\($0): \(reason)" } ?? reason
     }
 }

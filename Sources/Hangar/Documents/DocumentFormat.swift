@@ -84,13 +84,38 @@ public struct DocumentFormat: Sendable {
 
     /// A format at `current`, reading majors back to `oldestReadableMajor` through `migrations`
     /// (exactly one step for each major from the oldest to the one before current).
+    ///
+    /// The declaration is checked here, once, at start-up: a missing or duplicate step is a programmer error
+    /// and stops the program with a message saying which (``validate(current:oldestReadableMajor:migrations:)``
+    /// performs the same check without stopping, for tests and tools).
     public init(
         current: DocumentVersion,
         oldestReadableMajor: Int? = nil,
         defaultMinor: Int? = 0,
         migrations: [DocumentMigration] = [],
         minorUpgrades: [MinorUpgrade] = []
-    ) throws(DocumentError) {
+    ) {
+        let steps: [Int: DocumentMigration]
+        do {
+            steps = try Self.validate(current: current, oldestReadableMajor: oldestReadableMajor, migrations: migrations)
+        } catch {
+            preconditionFailure("Hangar: invalid DocumentFormat: \(error)")
+        }
+        self.current = current
+        self.oldestReadableMajor = oldestReadableMajor ?? current.major
+        self.defaultMinor = defaultMinor
+        self.migrations = steps
+        self.minorUpgrades = minorUpgrades.sorted { ($0.major, $0.toMinor) < ($1.major, $1.toMinor) }
+    }
+
+    /// Checks a format declaration: versions in range, and exactly one migration for each major from
+    /// `oldestReadableMajor` to the one before `current`. Returns the steps by starting major.
+    @discardableResult
+    public static func validate(
+        current: DocumentVersion,
+        oldestReadableMajor: Int? = nil,
+        migrations: [DocumentMigration]
+    ) throws(DocumentError) -> [Int: DocumentMigration] {
         let oldest = oldestReadableMajor ?? current.major
         guard current.major >= 1, current.minor >= 0, oldest >= 1, oldest <= current.major else {
             throw DocumentError(
@@ -111,22 +136,26 @@ public struct DocumentFormat: Sendable {
         for major in oldest..<current.major where steps[major] == nil {
             throw DocumentError(.invalidFormat, "No migration from major \(major) to \(major + 1)")
         }
-        self.current = current
-        self.oldestReadableMajor = oldest
-        self.defaultMinor = defaultMinor
-        self.migrations = steps
-        self.minorUpgrades = minorUpgrades.sorted { ($0.major, $0.toMinor) < ($1.major, $1.toMinor) }
+        return steps
     }
 
     // MARK: Reading
 
     /// The version a document declares, checked but not judged (a newer major is returned, not refused).
     public func version(of document: PropertyList) throws(DocumentError) -> DocumentVersion {
+        try Self.envelopeVersion(of: document, defaultMinor: defaultMinor)
+    }
+
+    /// The version any envelope declares, with no format to judge it by: a dictionary with an integer
+    /// `majorVersion` and (unless `defaultMinor` is given) an integer `minorVersion`.
+    public static func envelopeVersion(of document: PropertyList, defaultMinor: Int? = nil) throws(DocumentError)
+        -> DocumentVersion
+    {
         guard case .dictionary(let envelope) = document else {
             throw DocumentError(.notAnEnvelope, "The document's top level is \(document.kindName), not a dictionary")
         }
-        let major = try Self.versionNumber(envelope[Self.majorKey], key: Self.majorKey, default: nil)
-        let minor = try Self.versionNumber(envelope[Self.minorKey], key: Self.minorKey, default: defaultMinor)
+        let major = try versionNumber(envelope[majorKey], key: majorKey, default: nil)
+        let minor = try versionNumber(envelope[minorKey], key: minorKey, default: defaultMinor)
         return DocumentVersion(major: major, minor: minor)
     }
 
@@ -143,19 +172,18 @@ public struct DocumentFormat: Sendable {
         }
         content[Self.majorKey] = nil
         content[Self.minorKey] = nil
-        let label = name.map { "\($0): " } ?? ""
         guard stored.major <= current.major else {
             throw DocumentError(
                 .newerMajor,
-                "\(label)major version \(stored.major) is newer than this code reads (\(current.major)); "
+                "major version \(stored.major) is newer than this code reads (\(current.major)); "
                     + "the document is left as it is",
-                storedVersion: stored)
+                storedVersion: stored, document: name)
         }
         guard stored.major >= oldestReadableMajor else {
             throw DocumentError(
                 .unsupportedOldMajor,
-                "\(label)major version \(stored.major) is older than the oldest this code reads (\(oldestReadableMajor))",
-                storedVersion: stored)
+                "major version \(stored.major) is older than the oldest this code reads (\(oldestReadableMajor))",
+                storedVersion: stored, document: name)
         }
         var version = stored
         while version.major < current.major {
@@ -166,8 +194,8 @@ public struct DocumentFormat: Sendable {
                 content = try step.transform(content)
             } catch {
                 throw DocumentError(
-                    .migrationFailed, "\(label)migration \"\(step.name)\" from major \(version.major) failed",
-                    storedVersion: stored, underlying: error)
+                    .migrationFailed, "migration \"\(step.name)\" from major \(version.major) failed",
+                    storedVersion: stored, document: name, underlying: error)
             }
             let next = DocumentVersion(major: version.major + 1, minor: 0)
             observer?(MigrationEvent(from: version, to: next, step: step.name, document: name))
@@ -179,8 +207,8 @@ public struct DocumentFormat: Sendable {
                 content = try upgrade.transform(content)
             } catch {
                 throw DocumentError(
-                    .migrationFailed, "\(label)minor upgrade to \(version.major).\(upgrade.toMinor) failed",
-                    storedVersion: stored, underlying: error)
+                    .migrationFailed, "minor upgrade to \(version.major).\(upgrade.toMinor) failed",
+                    storedVersion: stored, document: name, underlying: error)
             }
             let next = DocumentVersion(major: version.major, minor: upgrade.toMinor)
             observer?(MigrationEvent(from: version, to: next, step: "minor upgrade", document: name))

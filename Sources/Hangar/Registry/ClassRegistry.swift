@@ -16,6 +16,8 @@ import PropertyList
 /// registered, or one registered for another base type, is an error naming the tag and the path. There is no
 /// reflection: only the initializers handed to ``register(_:tag:as:)`` can ever run.
 ///
+/// A renamed or retired tag can stay readable through ``alias(_:to:as:)``.
+///
 /// An object whose dynamic type is not registered is written without a tag and reads back as the base type,
 /// so register every subclass that is ever stored (``tag(for:)`` tells whether a type is).
 ///
@@ -64,6 +66,36 @@ public struct ClassRegistry: Sendable {
         entriesByBase[baseID, default: [:]][tag] = Entry(tag: tag, typeName: "\(Model.self)", make: make)
         baseNamesByTag[tag, default: []].append("\(Base.self)")
         tagsByType[typeID] = tag
+    }
+
+    /// Allows documents tagged `oldTag` to be read where a `Base` is read, as the type registered under `tag`.
+    ///
+    /// For a model type that was renamed (its old tag still sits in stored documents) and for a retired tag
+    /// whose documents a replacement type now reads. An alias is an allow-list entry like any other: it lets
+    /// exactly one registered type be built, only for `base`. Encoding never writes an alias; the
+    /// replacement's own tag is written, so a read-then-save moves a document to the new tag.
+    ///
+    /// ```swift
+    /// registry.register(PoweredAirplane.self, tag: "PoweredAirplane", as: Airplane.self)
+    /// registry.alias("MotorAirplane", to: "PoweredAirplane", as: Airplane.self)
+    /// ```
+    ///
+    /// Like ``register(_:tag:as:)`` this is setup: `tag` not yet registered for `base`, or `oldTag` already
+    /// taken for `base` by a different type, stops the program.
+    public mutating func alias<Base: PropertyListRepresentable>(_ oldTag: String, to tag: String, as base: Base.Type) {
+        let baseID = ObjectIdentifier(Base.self)
+        guard let target = entriesByBase[baseID]?[tag] else {
+            preconditionFailure(
+                "alias \"\(oldTag)\": tag \"\(tag)\" is not registered for \(Base.self); register it first")
+        }
+        if let existing = entriesByBase[baseID]?[oldTag] {
+            precondition(
+                existing.typeName == target.typeName,
+                "tag \"\(oldTag)\" is already registered for \(Base.self) as \(existing.typeName)")
+            return
+        }
+        entriesByBase[baseID, default: [:]][oldTag] = target
+        baseNamesByTag[oldTag, default: []].append("\(Base.self)")
     }
 
     /// The tag `type` is registered under, if any.

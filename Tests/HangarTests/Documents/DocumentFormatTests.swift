@@ -5,8 +5,8 @@ import Testing
 
 @Suite struct DocumentFormatTests {
     /// v1 stored `registration`; v2 renamed it `registrationNumber`; v3 made hours an integer.
-    static func pilotsFormat(minor: Int = 0) throws -> DocumentFormat {
-        try DocumentFormat(
+    static func pilotsFormat(minor: Int = 0) -> DocumentFormat {
+        DocumentFormat(
             current: DocumentVersion(major: 3, minor: minor),
             oldestReadableMajor: 1,
             migrations: [
@@ -79,14 +79,14 @@ import Testing
     }
 
     @Test func minorIsRequiredWhenTheFormatSaysSo() throws {
-        let format = try DocumentFormat(current: .init(major: 1, minor: 0), defaultMinor: nil)
+        let format = DocumentFormat(current: .init(major: 1, minor: 0), defaultMinor: nil)
         #expect(throws: DocumentError.self) { try format.open(["majorVersion": 1]) }
-        let lenient = try DocumentFormat(current: .init(major: 1, minor: 0))
+        let lenient = DocumentFormat(current: .init(major: 1, minor: 0))
         #expect(try lenient.open(["majorVersion": 1]).storedVersion == DocumentVersion(major: 1, minor: 0))
     }
 
     @Test func tooOldMajorIsRefused() throws {
-        let format = try DocumentFormat(
+        let format = DocumentFormat(
             current: .init(major: 3, minor: 0), oldestReadableMajor: 2,
             migrations: [DocumentMigration(from: 2, "noop") { $0 }])
         #expect {
@@ -98,35 +98,41 @@ import Testing
 
     @Test func missingStepIsFoundWhenTheFormatIsMade() {
         #expect {
-            try DocumentFormat(
+            try DocumentFormat.validate(
                 current: .init(major: 3, minor: 0), oldestReadableMajor: 1,
                 migrations: [DocumentMigration(from: 1, "one") { $0 }])
         } throws: { error in
             (error as? DocumentError)?.description == "No migration from major 2 to 3"
         }
         #expect(throws: DocumentError.self) {
-            try DocumentFormat(
+            try DocumentFormat.validate(
                 current: .init(major: 2, minor: 0), oldestReadableMajor: 1,
                 migrations: [DocumentMigration(from: 1, "a") { $0 }, DocumentMigration(from: 1, "b") { $0 }])
         }
     }
 
+    @Test func anInvalidFormatStopsTheProgramAtStartUp() async {
+        await #expect(processExitsWith: .failure) {
+            _ = DocumentFormat(current: .init(major: 2, minor: 0), oldestReadableMajor: 1)
+        }
+    }
+
     @Test func failingStepNamesItself() throws {
         struct Broken: Error {}
-        let format = try DocumentFormat(
+        let format = DocumentFormat(
             current: .init(major: 2, minor: 0), oldestReadableMajor: 1,
             migrations: [DocumentMigration(from: 1, "split name") { _ in throw Broken() }])
         #expect {
             try format.open(["majorVersion": 1], name: "pilots/a")
         } throws: { error in
             guard let error = error as? DocumentError else { return false }
-            return error.kind == .migrationFailed && error.message == "pilots/a: migration \"split name\" from major 1 failed"
+            return error.kind == .migrationFailed && error.description.hasPrefix("pilots/a: migration \"split name\" from major 1 failed: ")
                 && error.underlying is Broken
         }
     }
 
     @Test func minorUpgradesFillDefaults() throws {
-        let format = try DocumentFormat(
+        let format = DocumentFormat(
             current: .init(major: 1, minor: 2),
             minorUpgrades: [
                 MinorUpgrade(major: 1, toMinor: 1) { content in
@@ -145,8 +151,8 @@ import Testing
         #expect(try format.open(["majorVersion": 1, "minorVersion": 2]).content == [:])
     }
 
-    @Test func sealAddsTheVersionKeys() throws {
-        let format = try Self.pilotsFormat(minor: 1)
+    @Test func sealAddsTheVersionKeys() {
+        let format = Self.pilotsFormat(minor: 1)
         #expect(format.seal(["hours": 5]) == ["hours": 5, "majorVersion": 3, "minorVersion": 1])
     }
 }

@@ -1,0 +1,125 @@
+// hangar-bench: our codec against Foundation's PropertyListSerialization and PropertyListDecoder/Encoder,
+// on the same documents, in one run. See Benchmarks/README.md.
+import Foundation
+import PropertyList
+
+let options: Options
+do {
+    options = try Options(arguments: Array(CommandLine.arguments.dropFirst()))
+} catch let error as UsageError {
+    if let message = error.message {
+        FileHandle.standardError.write(Data("hangar-bench: \(message)\n\(Options.usage)\n".utf8))
+        exit(2)
+    }
+    print(Options.usage)
+    exit(0)
+}
+
+func loadAverage() -> String {
+    (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))
+        .map { $0.split(separator: " ").prefix(3).joined(separator: " ") } ?? "unknown"
+}
+
+func elapsed(since start: ContinuousClock.Instant) -> String {
+    fixed((ContinuousClock.now - start).seconds, 1) + " s"
+}
+
+let info = ProcessInfo.processInfo
+print("hangar-bench \(options.quick ? "(quick) " : "")- \(Date())")
+print("machine: \(info.operatingSystemVersionString), \(info.activeProcessorCount) cores, "
+    + "\(info.physicalMemory >> 30) GiB; load average before: \(loadAverage())")
+print("allocation counting: \(Harness.countsAllocations ? "on (malloc-family calls per run, fewest seen)" : "off")")
+print("MB/s = reference input size / time (the same size for every contender of a row group);")
+print("ours/peer = peer time / our time (>1: we are faster); contenders take turns within each round.")
+
+// MARK: Datasets
+
+struct DatasetPlan {
+    var name: String
+    var pilots: Int
+    var warmUp: Int
+    var iterations: Int
+}
+
+var plans = [DatasetPlan(name: "pilots-1MB", pilots: 1_000, warmUp: 2, iterations: 11)]
+if !options.quick {
+    plans.append(DatasetPlan(name: "pilots-30MB", pilots: 31_000, warmUp: 1, iterations: 5))
+}
+
+var datasets: [Dataset] = []
+let setupStart = ContinuousClock.now
+do {
+    for plan in plans where options.includes(datasetNamed: plan.name) {
+        let document = DocumentGenerator.pilots(count: plan.pilots, seed: 0x4841_4E47_4152 ^ UInt64(plan.pilots))
+        let hooks = codableHooks(for: document)
+        var dataset = try makeDataset(
+            name: plan.name, value: document.propertyList, binary: nil, codable: hooks,
+            checkCodable: { data in try PropertyListDecoder().decode(PilotsDocument.self, from: data) == document },
+            warmUp: options.quick ? 1 : plan.warmUp,
+            iterations: options.iterations ?? (options.quick ? 3 : plan.iterations)
+        )
+        dataset.notes.insert("\(plan.pilots) pilots, seed fixed", at: 0)
+        datasets.append(dataset)
+    }
+
+    let corpusName = "corpus-rust-3byte"
+    let corpusFile = "rust-three-byte-offsets.bplist"
+    if options.includes(datasetNamed: corpusName) {
+        if let path = locateCorpusFile(corpusFile), let data = FileManager.default.contents(atPath: path) {
+            let bytes = [UInt8](data)
+            let value = try PropertyList(binary: bytes)
+            var structs: PlatformsDocument?
+            do {
+                structs = try PropertyListDecoder().decode(PlatformsDocument.self, from: data)
+            } catch {
+                print("note: the Codable mirror does not fit \(corpusFile): \(error)")
+            }
+            var dataset = try makeDataset(
+                name: corpusName, value: value, binary: bytes, codable: structs.map { codableHooks(for: $0) },
+                checkCodable: { data in
+                    // The mirror holds the whole file: its own binary output reads back as the corpus value.
+                    guard let structs else { return false }
+                    let encoder = PropertyListEncoder()
+                    encoder.outputFormat = .binary
+                    return try PropertyList(binary: [UInt8](encoder.encode(structs))) == value
+                },
+                warmUp: options.quick ? 1 : 5,
+                iterations: options.iterations ?? (options.quick ? 3 : 31)
+            )
+            dataset.notes.insert("\(path)", at: 0)
+            if structs == nil { dataset.notes.append("Codable rows left out (no mirror fits)") }
+            datasets.append(dataset)
+        } else {
+            print("\nnote: corpus file \(corpusFile) is MISSING (looked in ../../shared/corpus relative to Benchmarks/ "
+                + "and to the current directory; set HANGAR_CORPUS_DIR to override): that dataset is skipped")
+        }
+    }
+} catch {
+    FileHandle.standardError.write(Data("hangar-bench: setup failed: \(error)\n".utf8))
+    exit(1)
+}
+
+let ours = OurCodecs.probe(xmlSample: datasets.first?.xml ?? [])
+print("\nsetup: \(elapsed(since: setupStart)); our XML reader: \(ours.xmlReader ? "present" : "n/a (unsupported)"), "
+    + "our XML writer: \(ours.xmlWriter ? "present" : "n/a (unsupported)")")
+for dataset in datasets {
+    print("  \(dataset.name): binary \(megabytes(dataset.binary.count)), XML \(megabytes(dataset.xml.count)) "
+        + "(XML input written by PropertyListSerialization); \(dataset.warmUp) warm-up + \(dataset.iterations) runs")
+    for note in dataset.notes { print("    \(note)") }
+}
+fflush(nil)  // all streams: progress shows when stdout is a file
+
+// MARK: Runs
+
+let runStart = ContinuousClock.now
+for operation in Operation.allCases where options.includes(operation) {
+    var results: [(Dataset, [Contender], [Outcome])] = []
+    for dataset in datasets {
+        let list = contenders(for: operation, on: dataset, ours: ours).filter(options.includes)
+        let outcomes = Harness.measure(list, warmUp: dataset.warmUp, iterations: dataset.iterations)
+        results.append((dataset, list, outcomes))
+    }
+    report(operation, results: results)
+    fflush(nil)  // all streams: progress shows when stdout is a file
+}
+print("\nruns: \(elapsed(since: runStart)); load average after: \(loadAverage())")

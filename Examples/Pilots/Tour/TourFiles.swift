@@ -1,0 +1,42 @@
+import Foundation
+
+/// Where the tour finds its frozen documents, and how `--fresh` clears a store.
+enum TourFiles {
+    /// The repository root, from this file's place in it: Examples/Pilots/Tour/TourFiles.swift.
+    static let repositoryRoot: String = {
+        var parts = String(#filePath).split(separator: "/", omittingEmptySubsequences: false)
+        parts.removeLast(4)
+        return parts.joined(separator: "/")
+    }()
+
+    /// The first folder holding `pilot-v1.0.plist`: `override`, else Migrations/Pilots of the repository
+    /// this was built from (`swift run pilots` from a clone), else of the current directory.
+    static func migrationsDirectory(override: String?) -> String? {
+        let candidates =
+            override.map { [$0] }
+            ?? [
+                repositoryRoot + "/Migrations/Pilots",
+                FileManager.default.currentDirectoryPath + "/Migrations/Pilots",
+            ]
+        return candidates.first { FileManager.default.fileExists(atPath: $0 + "/pilot-v1.0.plist") }
+    }
+
+    /// Removes a store file and its SQLite companions (`-wal`, `-shm`), if they exist.
+    static func removeStore(at path: String) throws {
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
+            try FileManager.default.removeItem(atPath: path + suffix)
+        }
+    }
+
+    /// The folder exports go to: `exports` beside the store file.
+    static func exportsDirectory(forStoreAt path: String) -> String {
+        let folder = (path as NSString).deletingLastPathComponent
+        return (folder.isEmpty ? "." : folder) + "/exports"
+    }
+
+    /// `path` relative to the current directory when it is inside it, for shorter output.
+    static func display(_ path: String) -> String {
+        let here = FileManager.default.currentDirectoryPath + "/"
+        return path.hasPrefix(here) ? String(path.dropFirst(here.count)) : path
+    }
+}

@@ -1,0 +1,286 @@
+import Foundation
+public import PropertyList
+
+/// What a `read` closure is handed: consistent reads of the store as of the transaction's start.
+/// Use it only inside the closure.
+public class ReadTransaction {
+    let connection: SQLiteConnection
+    let store: Store
+    private var isValid = true
+
+    init(connection: SQLiteConnection, store: Store) {
+        self.connection = connection
+        self.store = store
+    }
+
+    func invalidate() {
+        isValid = false
+    }
+
+    func checkValid() {
+        precondition(isValid, "Hangar: a transaction was used after its read or write closure returned")
+    }
+
+    // MARK: Single documents
+
+    /// The document at `key` in `collection` as stored, or `nil`.
+    public func document(in collection: String, key: String) throws(StoreError) -> StoredDocument? {
+        checkValid()
+        return try query(
+            "SELECT revision, major, minor, class_tag, created_at, updated_at, body FROM documents "
+                + "WHERE collection = ?1 AND key = ?2",
+            [.text(collection), .text(key)], collection: collection, key: key
+        ) { statement in
+            Self.storedDocument(statement, collection: collection, key: key)
+        }.first
+    }
+
+    /// Whether a document is stored at `key` in `collection`.
+    public func exists(in collection: String, key: String) throws(StoreError) -> Bool {
+        checkValid()
+        return try !query(
+            "SELECT 1 FROM documents WHERE collection = ?1 AND key = ?2", [.text(collection), .text(key)],
+            collection: collection, key: key
+        ) { _ in () }.isEmpty
+    }
+
+    /// The document at `key` read as a `Document`, migrated in memory when it is older; `nil` when there is none.
+    ///
+    /// A document that cannot be read (corrupt bytes, unknown class tag, newer major) throws and is left as it is.
+    public func load<Document: VersionedDocument>(
+        _ type: Document.Type, key: String, in collection: String = Document.collection
+    ) throws(StoreError) -> Loaded<Document>? {
+        guard let stored = try document(in: collection, key: key) else { return nil }
+        return try decode(stored, as: type)
+    }
+
+    /// An earlier revision of a document, read as a `Document` (migrated in memory when older).
+    public func load<Document: VersionedDocument>(
+        _ type: Document.Type, key: String, revision: Int, in collection: String = Document.collection
+    ) throws(StoreError) -> Loaded<Document>? {
+        guard let stored = try document(in: collection, key: key, revision: revision) else { return nil }
+        return try decode(stored, as: type)
+    }
+
+    /// Decodes a stored document as a `Document`.
+    func decode<Document: VersionedDocument>(_ stored: StoredDocument, as _: Document.Type) throws(StoreError)
+        -> Loaded<Document>
+    {
+        let envelope = try stored.envelope()
+        let opened: OpenedDocument
+        do {
+            opened = try Document.format.open(
+                envelope, name: "\(stored.collection)/\(stored.key)", observer: store.configuration.migrationObserver)
+        } catch {
+            throw StoreError(
+                error.kind == .newerMajor ? .newerMajor : .undecodable,
+                error.kind == .newerMajor ? "Not read" : "The envelope is not readable",
+                collection: stored.collection, key: stored.key, underlying: error)
+        }
+        let value: Document
+        do {
+            value = try store.configuration.registry.decode(Document.self, from: .dictionary(opened.content))
+        } catch {
+            throw StoreError(
+                .undecodable, "The document is not a valid \(Document.self)", collection: stored.collection,
+                key: stored.key, underlying: error)
+        }
+        let current = Document.format.current
+        return Loaded(
+            value: value, collection: stored.collection, key: stored.key, revision: stored.revision,
+            storedVersion: opened.storedVersion, createdAt: stored.createdAt, updatedAt: stored.updatedAt,
+            wasMigrated: opened.storedVersion.major < current.major
+                || (opened.storedVersion.major == current.major && opened.storedVersion.minor < current.minor))
+    }
+
+    // MARK: Collections
+
+    /// The names of the collections that hold documents, sorted.
+    public func collections() throws(StoreError) -> [String] {
+        checkValid()
+        return try query("SELECT DISTINCT collection FROM documents ORDER BY collection", []) { $0.text(at: 0) }
+    }
+
+    /// How many documents `collection` holds.
+    public func count(in collection: String) throws(StoreError) -> Int {
+        checkValid()
+        return try query("SELECT count(*) FROM documents WHERE collection = ?1", [.text(collection)]) {
+            Int($0.int64(at: 0))
+        }.first ?? 0
+    }
+
+    /// The keys of `collection`, in `order`, at most `limit` of them after skipping `offset`.
+    public func keys(
+        in collection: String, order: KeyOrdering = .ascending, limit: Int? = nil, offset: Int = 0
+    ) throws(StoreError) -> [String] {
+        checkValid()
+        let orderBy =
+            switch order {
+            case .ascending: "key ASC"
+            case .descending: "key DESC"
+            case .recentlyUpdated: "updated_at DESC, key ASC"
+            }
+        return try query(
+            "SELECT key FROM documents WHERE collection = ?1 ORDER BY \(orderBy) LIMIT ?2 OFFSET ?3",
+            [.text(collection), .integer(Int64(limit ?? -1)), .integer(Int64(offset))], collection: collection
+        ) { $0.text(at: 0) }
+    }
+
+    /// The keys of the documents of `collection` whose content is tagged `classTag`, sorted.
+    public func keys(in collection: String, classTag: String) throws(StoreError) -> [String] {
+        checkValid()
+        return try query(
+            "SELECT key FROM documents WHERE collection = ?1 AND class_tag = ?2 ORDER BY key",
+            [.text(collection), .text(classTag)], collection: collection
+        ) { $0.text(at: 0) }
+    }
+
+    /// The keys of the documents of `collection` whose index `index` holds `value`, sorted.
+    public func keys(in collection: String, index: String, equalTo value: PropertyList) throws(StoreError) -> [String] {
+        checkValid()
+        guard let bound = IndexValue.sqlite(value) else { return [] }
+        return try query(
+            "SELECT DISTINCT key FROM index_entries WHERE collection = ?1 AND name = ?2 AND value = ?3 ORDER BY key",
+            [.text(collection), .text(index), bound], collection: collection
+        ) { $0.text(at: 0) }
+    }
+
+    /// The keys of the documents of `collection` whose index `index` holds a value from `lower` to `upper`
+    /// (both included; `nil` for no bound), sorted. Numbers compare with numbers, strings with strings.
+    public func keys(
+        in collection: String, index: String, from lower: PropertyList?, to upper: PropertyList?
+    ) throws(StoreError) -> [String] {
+        checkValid()
+        var sql = "SELECT DISTINCT key FROM index_entries WHERE collection = ?1 AND name = ?2"
+        var arguments: [SQLiteValue] = [.text(collection), .text(index)]
+        for (bound, comparison) in [(lower, ">="), (upper, "<=")] {
+            guard let bound else { continue }
+            guard let value = IndexValue.sqlite(bound) else { return [] }
+            arguments.append(value)
+            sql += " AND value \(comparison) ?\(arguments.count)"
+            // Keep the comparison within one storage class, as a caller means it.
+            sql += IndexValue.isText(value) ? " AND typeof(value) = 'text'" : " AND typeof(value) IN ('integer', 'real')"
+        }
+        return try query(sql + " ORDER BY key", arguments, collection: collection) { $0.text(at: 0) }
+    }
+
+    /// Every document of `collection` read as a `Document`, in key order; those that cannot be read are
+    /// listed in ``DocumentBatch/quarantined`` with why, not skipped.
+    public func documents<Document: VersionedDocument>(
+        _ type: Document.Type, in collection: String = Document.collection
+    ) throws(StoreError) -> DocumentBatch<Document> {
+        checkValid()
+        let rows = try query(
+            "SELECT key, revision, major, minor, class_tag, created_at, updated_at, body FROM documents "
+                + "WHERE collection = ?1 ORDER BY key", [.text(collection)], collection: collection
+        ) { statement in
+            Self.storedDocument(statement, collection: collection, key: statement.text(at: 0), firstColumn: 1)
+        }
+        var batch = DocumentBatch<Document>(loaded: [], quarantined: [])
+        for stored in rows {
+            do {
+                batch.loaded.append(try decode(stored, as: type))
+            } catch {
+                batch.quarantined.append(QuarantinedDocument(collection: collection, key: stored.key, error: error))
+            }
+        }
+        return batch
+    }
+
+    // MARK: History
+
+    /// The kept revisions of a document, oldest first, the current one last.
+    public func history(in collection: String, key: String) throws(StoreError) -> [RevisionInfo] {
+        checkValid()
+        return try query(
+            """
+            SELECT revision, major, minor, class_tag, saved_at, 0 FROM history WHERE collection = ?1 AND key = ?2
+            UNION ALL
+            SELECT revision, major, minor, class_tag, updated_at, 1 FROM documents WHERE collection = ?1 AND key = ?2
+            ORDER BY 1
+            """, [.text(collection), .text(key)], collection: collection, key: key
+        ) { statement in
+            RevisionInfo(
+                revision: Int(statement.int64(at: 0)),
+                version: DocumentVersion(major: Int(statement.int64(at: 1)), minor: Int(statement.int64(at: 2))),
+                classTag: statement.optionalText(at: 3),
+                savedAt: Date(timeIntervalSince1970: statement.double(at: 4)),
+                isCurrent: statement.int64(at: 5) == 1)
+        }
+    }
+
+    /// One revision of a document as stored, current or kept in history; `nil` when it is not kept.
+    public func document(in collection: String, key: String, revision: Int) throws(StoreError) -> StoredDocument? {
+        checkValid()
+        return try query(
+            """
+            SELECT revision, major, minor, class_tag, saved_at, saved_at, body FROM history
+                WHERE collection = ?1 AND key = ?2 AND revision = ?3
+            UNION ALL
+            SELECT revision, major, minor, class_tag, created_at, updated_at, body FROM documents
+                WHERE collection = ?1 AND key = ?2 AND revision = ?3
+            """, [.text(collection), .text(key), .integer(Int64(revision))], collection: collection, key: key
+        ) { statement in
+            Self.storedDocument(statement, collection: collection, key: key)
+        }.first
+    }
+
+    // MARK: Plumbing
+
+    /// Runs `sql` with `arguments` and maps each row.
+    func query<Row>(
+        _ sql: String, _ arguments: [SQLiteValue], collection: String? = nil, key: String? = nil,
+        _ row: (SQLiteStatement) -> Row
+    ) throws(StoreError) -> [Row] {
+        do {
+            let statement = try connection.cachedStatement(sql)
+            defer { statement.reset() }
+            for (index, argument) in arguments.enumerated() { try statement.bind(argument, at: Int32(index + 1)) }
+            var rows: [Row] = []
+            while try statement.step() { rows.append(row(statement)) }
+            return rows
+        } catch {
+            throw StoreError(error, collection: collection, key: key)
+        }
+    }
+
+    /// Runs `sql` with `arguments`, for its effect.
+    func execute(_ sql: String, _ arguments: [SQLiteValue], collection: String? = nil, key: String? = nil)
+        throws(StoreError)
+    {
+        _ = try query(sql, arguments, collection: collection, key: key) { _ in () }
+    }
+
+    /// Reads columns revision, major, minor, class_tag, created_at, updated_at, body from `firstColumn` on.
+    static func storedDocument(_ statement: SQLiteStatement, collection: String, key: String, firstColumn: Int32 = 0)
+        -> StoredDocument
+    {
+        let c = firstColumn
+        return StoredDocument(
+            collection: collection, key: key, revision: Int(statement.int64(at: c)),
+            version: DocumentVersion(major: Int(statement.int64(at: c + 1)), minor: Int(statement.int64(at: c + 2))),
+            classTag: statement.optionalText(at: c + 3),
+            createdAt: Date(timeIntervalSince1970: statement.double(at: c + 4)),
+            updatedAt: Date(timeIntervalSince1970: statement.double(at: c + 5)),
+            body: statement.blob(at: c + 6))
+    }
+}
+
+/// How index values are stored in SQLite.
+enum IndexValue {
+    static func sqlite(_ value: PropertyList) -> SQLiteValue? {
+        switch value {
+        case .string(let string): .text(string)
+        case .integer(let integer): integer.int64Value.map(SQLiteValue.integer) ?? .real(Double(integer.uint64Value ?? 0))
+        case .real(let real): real.isNaN ? nil : .real(real)
+        case .date(let seconds): .real(seconds)
+        case .boolean(let flag): .integer(flag ? 1 : 0)
+        case .data, .array, .dictionary: nil
+        }
+    }
+
+    static func isText(_ value: SQLiteValue) -> Bool {
+        if case .text = value { return true }
+        return false
+    }
+}

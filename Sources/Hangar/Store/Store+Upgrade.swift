@@ -1,0 +1,98 @@
+import Foundation
+
+/// How far a bulk upgrade has got.
+public struct UpgradeProgress: Sendable {
+    /// Stale documents rewritten so far.
+    public let upgraded: Int
+    /// Stale documents found when the upgrade started.
+    public let total: Int
+}
+
+/// What a bulk upgrade did.
+public struct UpgradeReport: Sendable {
+    /// Documents rewritten at the current version.
+    public var upgraded: [String] = []
+    /// Documents whose major is newer than this code reads: left alone.
+    public var newer: [String] = []
+    /// Documents that could not be read or written, with why: left alone.
+    public var quarantined: [QuarantinedDocument] = []
+}
+
+extension Store {
+    /// Rewrites every document of `collection` older than `Document`'s current format, in batches of
+    /// `batchSize` per transaction, reporting progress after each batch.
+    ///
+    /// Each document is migrated, read as a model and saved again (a new revision, the old one kept in
+    /// history). A document that cannot be read is quarantined in the report, never skipped silently or
+    /// changed; a document of a newer major is reported and left alone. A document saved by someone else
+    /// while the upgrade runs is upgraded from its newest revision (each save checks the revision it read).
+    public func upgrade<Document: VersionedDocument>(
+        _ type: Document.Type,
+        in collection: String = Document.collection,
+        batchSize: Int = 200,
+        progress: ((UpgradeProgress) -> Void)? = nil
+    ) throws -> UpgradeReport {
+        let current = Document.format.current
+        let (stale, newer) = try read { transaction in
+            let stale = try transaction.query(
+                "SELECT key FROM documents WHERE collection = ?1 AND (major < ?2 OR (major = ?2 AND minor < ?3)) ORDER BY key",
+                [.text(collection), .integer(Int64(current.major)), .integer(Int64(current.minor))]
+            ) { $0.text(at: 0) }
+            let newer = try transaction.query(
+                "SELECT key FROM documents WHERE collection = ?1 AND major > ?2 ORDER BY key",
+                [.text(collection), .integer(Int64(current.major))]
+            ) { $0.text(at: 0) }
+            return (stale, newer)
+        }
+        var report = UpgradeReport(newer: newer)
+        var start = 0
+        while start < stale.count {
+            let batch = stale[start..<min(start + max(1, batchSize), stale.count)]
+            let (upgraded, quarantined) = try write { transaction in
+                var upgraded: [String] = []
+                var quarantined: [QuarantinedDocument] = []
+                for key in batch {
+                    do throws(StoreError) {
+                        guard let loaded = try transaction.load(type, key: key, in: collection) else { continue }
+                        guard loaded.wasMigrated else { continue }
+                        try transaction.save(loaded.value, key: key, in: collection, expectedRevision: loaded.revision)
+                        upgraded.append(key)
+                    } catch {
+                        quarantined.append(QuarantinedDocument(collection: collection, key: key, error: error))
+                    }
+                }
+                return (upgraded, quarantined)
+            }
+            report.upgraded += upgraded
+            report.quarantined += quarantined
+            start += batch.count
+            progress?(UpgradeProgress(upgraded: report.upgraded.count, total: stale.count))
+        }
+        return report
+    }
+}
+
+extension Store {
+    /// The folder Hangar keeps `application`'s data in: `$XDG_DATA_HOME/application` (or
+    /// `~/.local/share/application`) on Linux; Application Support/`application` on Apple platforms.
+    public static func defaultDirectory(application: String) -> String {
+        #if canImport(Darwin)
+        let base = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first?.path
+            ?? NSHomeDirectory() + "/Library/Application Support"
+        #else
+        let environment = ProcessInfo.processInfo.environment
+        let base: String
+        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
+            base = xdg
+        } else {
+            base = (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
+        }
+        #endif
+        return base + "/" + application
+    }
+
+    /// `defaultDirectory(application:)/name`: where an application's store lives unless it says otherwise.
+    public static func defaultPath(application: String, name: String = "store.sqlite") -> String {
+        defaultDirectory(application: application) + "/" + name
+    }
+}

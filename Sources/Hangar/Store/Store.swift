@@ -1,0 +1,222 @@
+import Foundation
+
+/// A versioned document store in one SQLite file (or in memory).
+///
+/// Documents are addressed by collection and key; each is saved as its envelope encoded as a binary property
+/// list, with its revision, version, class tag and timestamps. Every `write` is one transaction, all or
+/// nothing; reads run in parallel with the writer and with each other.
+///
+/// ```swift
+/// let store = try Store(path: Store.defaultPath(application: "Pilots"), configuration: configuration)
+/// let revision = try store.write { try $0.save(amelia, key: "amelia") }
+/// let loaded = try store.read { try $0.load(Pilot.self, key: "amelia") }
+/// ```
+///
+/// Open one `Store` per file in a process and share it: it is `Sendable`. Two stores (or processes) on the
+/// same file also work; their writes are serialized by SQLite's lock, waiting up to the busy timeout.
+public final class Store: Sendable {
+    /// The file, or `":memory:"`.
+    public let path: String
+    /// The configuration the store was opened with.
+    public let configuration: StoreConfiguration
+    private let writer: SerializedConnection
+    private let readers: ReaderPool?
+
+    /// Opens the store at `path`, creating it (and its folder) when needed, and brings its schema up to date.
+    /// A store written by a newer Hangar is refused and left unchanged.
+    public init(path: String, configuration: StoreConfiguration = StoreConfiguration()) throws(StoreError) {
+        self.path = path
+        self.configuration = configuration
+        let inMemory = path == ":memory:"
+        if !inMemory {
+            let folder = (path as NSString).deletingLastPathComponent
+            if !folder.isEmpty {
+                do {
+                    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                } catch {
+                    throw StoreError(.io, "Cannot create the folder \(folder)", underlying: error)
+                }
+            }
+        }
+        let connection = try Self.open(path: path, mode: .readWrite, configuration: configuration)
+        try StoreSchema.migrate(connection, path: path)
+        writer = SerializedConnection(connection, lock: inMemory ? NSLock() : WriterLocks.lock(for: path))
+        if inMemory {
+            readers = nil
+        } else {
+            readers = ReaderPool(maximum: configuration.maximumReaders) { () throws(SQLiteError) in
+                let reader = try SQLiteConnection(
+                    path: path, mode: .readOnly, busyTimeout: configuration.busyTimeoutMilliseconds)
+                try reader.execute("PRAGMA query_only = ON")
+                return reader
+            }
+        }
+    }
+
+    /// A private store in memory, gone when released (for tests and caches).
+    public static func inMemory(configuration: StoreConfiguration = StoreConfiguration()) throws(StoreError) -> Store {
+        try Store(path: ":memory:", configuration: configuration)
+    }
+
+    private static func open(path: String, mode: SQLiteConnection.Mode, configuration: StoreConfiguration)
+        throws(StoreError) -> SQLiteConnection
+    {
+        do {
+            let connection = try SQLiteConnection(
+                path: path, mode: mode, busyTimeout: configuration.busyTimeoutMilliseconds)
+            if path != ":memory:" {
+                // WAL: readers never block the writer. The journal is truncated back to 64 MiB after
+                // checkpoints, so it cannot grow without bound.
+                _ = try connection.retryingWhileBusy { () throws(SQLiteError) in
+                    try connection.text("PRAGMA journal_mode = WAL")
+                }
+                try connection.execute("PRAGMA journal_size_limit = 67108864")
+            }
+            try connection.execute("PRAGMA synchronous = \(configuration.synchronous.rawValue)")
+            try connection.execute("PRAGMA foreign_keys = ON")
+            return connection
+        } catch {
+            throw StoreError(.database, "Cannot open the store at \(path): \(error.message)", resultCode: error.code)
+        }
+    }
+
+    // MARK: Transactions
+
+    /// Runs `body` in a read transaction: it sees one consistent state of the store, the last commit as of
+    /// its start, and never blocks writers.
+    public func read<Result>(_ body: (ReadTransaction) throws -> Result) throws -> Result {
+        guard let readers else {
+            // An in-memory store reads on its writer connection, which a write on this thread already holds.
+            precondition(
+                !Self.isWriting(self),
+                "Hangar: store.read inside store.write of the same in-memory store; read through the write transaction")
+            return try writer.withConnection { connection in
+                try Self.run(ReadTransaction(connection: connection, store: self), on: connection, body)
+            }
+        }
+        return try readers.withConnection { connection in
+            try Self.run(ReadTransaction(connection: connection, store: self), on: connection, body)
+        }
+    }
+
+    /// Runs `body` in a write transaction: everything it saves and deletes is committed together when it
+    /// returns, and nothing is when it throws. Writes are serialized; a `write` inside another on the same
+    /// store is a programmer error.
+    @discardableResult
+    public func write<Result>(_ body: (WriteTransaction) throws -> Result) throws -> Result {
+        // Keyed by the writer lock: a write inside a write of another store on the same file would wait forever.
+        precondition(
+            !Self.isWriting(self), "Hangar: store.write called inside a write transaction of the same store (or file)")
+        let (result, mirrors) = try Self.$writingStores.withValue(Self.writingStores.union([writer.lockID])) {
+            try writer.withConnection { connection in
+                let transaction = WriteTransaction(connection: connection, store: self)
+                defer { transaction.invalidate() }
+                do throws(TransactionFailure<any Error>) {
+                    let result = try connection.transaction(immediate: true) { try body(transaction) }
+                    connection.checkpointIfLogExceeds(Self.logSizeLimit)
+                    return (result, transaction.pendingMirrors)
+                } catch {
+                    switch error {
+                    case .sqlite(let failure): throw StoreError(failure)
+                    case .body(let failure): throw failure
+                    }
+                }
+            }
+        }
+        try writeMirrors(mirrors)
+        return result
+    }
+
+    /// ``read(_:)`` for async code: the transaction runs on a thread of its own, not on the caller's executor.
+    public func read<Result: Sendable>(_ body: @escaping @Sendable (ReadTransaction) throws -> Result) async throws
+        -> Result
+    {
+        try await Self.offload { try self.read(body) }
+    }
+
+    /// ``write(_:)`` for async code: the transaction runs on a thread of its own, not on the caller's executor.
+    @discardableResult
+    public func write<Result: Sendable>(_ body: @escaping @Sendable (WriteTransaction) throws -> Result) async throws
+        -> Result
+    {
+        try await Self.offload { try self.write(body) }
+    }
+
+    private static func offload<Result: Sendable>(_ work: @escaping @Sendable () throws -> Result) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Swift.Result { try work() })
+            }
+        }
+    }
+
+    private static func run<Transaction: ReadTransaction, Result>(
+        _ transaction: Transaction, on connection: SQLiteConnection, _ body: (Transaction) throws -> Result
+    ) throws -> Result {
+        defer { transaction.invalidate() }
+        do throws(TransactionFailure<any Error>) {
+            return try connection.transaction(immediate: false) { try body(transaction) }
+        } catch {
+            switch error {
+            case .sqlite(let failure): throw StoreError(failure)
+            case .body(let failure): throw failure
+            }
+        }
+    }
+
+    /// Twice the log SQLite's automatic checkpoints keep (1,000 pages of 4 KiB): beyond this, readers are
+    /// starving them and the writer empties the log itself (``SQLiteConnection/checkpointIfLogExceeds(_:)``).
+    static let logSizeLimit = 8 << 20
+
+    @TaskLocal private static var writingStores: Set<ObjectIdentifier> = []
+
+    private static func isWriting(_ store: Store) -> Bool {
+        writingStores.contains(store.writer.lockID)
+    }
+
+    // MARK: Maintenance
+
+    /// SQLite's integrity check: `["ok"]` for a sound store, otherwise the problems it found.
+    public func checkIntegrity() throws(StoreError) -> [String] {
+        try writer.withConnection { (connection) throws(StoreError) -> [String] in
+            do throws(SQLiteError) {
+                let statement = try connection.cachedStatement("PRAGMA integrity_check")
+                defer { statement.reset() }
+                var lines: [String] = []
+                while try statement.step() { lines.append(statement.text(at: 0)) }
+                return lines
+            } catch {
+                throw StoreError(error)
+            }
+        }
+    }
+
+    /// Copies the whole store, consistently, to a new file at `destination` (SQLite's online backup), while
+    /// readers and writers go on. The copy is written beside the destination and renamed into place.
+    public func backup(to destination: String) throws(StoreError) {
+        let temporary = destination + ".hangar-backup-\(UUID().uuidString)"
+        do throws(SQLiteError) {
+            let target = try SQLiteConnection(path: temporary, mode: .readWrite, busyTimeout: 5_000)
+            try writer.withConnection { (connection) throws(SQLiteError) in try connection.backup(into: target) }
+        } catch {
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw StoreError(.database, "Backup to \(destination) failed: \(error.message)", resultCode: error.code)
+        }
+        guard rename(temporary, destination) == 0 else {
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw StoreError(.io, "Cannot move the backup into place at \(destination)")
+        }
+    }
+
+    /// Moves the write-ahead log into the database file and truncates it (done automatically as it grows;
+    /// useful before copying the file by other means).
+    public func checkpoint() throws(StoreError) {
+        try writer.withConnection { (connection) throws(StoreError) in
+            do throws(SQLiteError) {
+                _ = try connection.text("PRAGMA wal_checkpoint(TRUNCATE)")
+            } catch {
+                throw StoreError(error)
+            }
+        }
+    }
+}

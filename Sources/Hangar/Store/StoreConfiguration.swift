@@ -1,0 +1,110 @@
+public import PropertyList
+
+/// How a store is opened and how each collection behaves.
+public struct StoreConfiguration: Sendable {
+    /// SQLite's `synchronous` setting: what a commit waits for.
+    public enum Synchronous: String, Sendable {
+        /// Every commit is on disk before `write` returns, even after a power loss. The default.
+        case full = "FULL"
+        /// A commit survives a crash of the program; a power loss may lose the last commits (never corrupts).
+        case normal = "NORMAL"
+    }
+
+    /// What a commit waits for; `.full` by default.
+    public var synchronous: Synchronous = .full
+    /// How long a writer waits for another process's write lock before failing, in milliseconds.
+    public var busyTimeoutMilliseconds: Int32 = 5_000
+    /// How many read-only connections may read at once (file stores; in-memory stores read on the writer).
+    public var maximumReaders: Int = 4
+    /// The allow-list used to encode and decode class-tagged models.
+    public var registry: ClassRegistry = ClassRegistry()
+    /// Per-collection settings; a collection not listed uses the default ``CollectionOptions``.
+    public var collections: [String: CollectionOptions] = [:]
+    /// Told about every migration step run while reading documents.
+    public var migrationObserver: (@Sendable (MigrationEvent) -> Void)?
+
+    /// The defaults: FULL durability, 5 s busy timeout, 4 readers, an empty registry.
+    public init() {}
+
+    /// The options of `collection`.
+    public func options(for collection: String) -> CollectionOptions {
+        collections[collection] ?? CollectionOptions()
+    }
+}
+
+/// How much history a collection keeps.
+public enum HistoryPolicy: Sendable, Hashable {
+    /// Every earlier revision is kept.
+    case keepAll
+    /// The last `n` earlier revisions are kept.
+    case keepLast(Int)
+    /// No earlier revision is kept.
+    case keepNone
+}
+
+/// A secondary index: the values a document is found by, extracted from its content.
+public struct IndexDefinition: Sendable {
+    /// The index's name, used in queries.
+    public let name: String
+    /// The values to index for a document (strings, integers, reals, dates or Booleans; others are ignored).
+    public let extract: @Sendable ([String: PropertyList]) -> [PropertyList]
+
+    /// An index whose values `extract` computes from a document's content.
+    public init(name: String, extract: @escaping @Sendable ([String: PropertyList]) -> [PropertyList]) {
+        self.name = name
+        self.extract = extract
+    }
+
+    /// An index on the values found by following `path` from the content: dictionaries by key, every element
+    /// of an array at each step. `.path("airplanes", "registrationNumber")` indexes every airplane's number.
+    public static func path(_ path: String..., name: String? = nil) -> IndexDefinition {
+        IndexDefinition(name: name ?? path.joined(separator: ".")) { content in
+            var current: [PropertyList] = [.dictionary(content)]
+            for key in path {
+                var next: [PropertyList] = []
+                for value in current {
+                    switch value {
+                    case .dictionary(let entries): if let found = entries[key] { next.append(found) }
+                    case .array(let elements):
+                        for case .dictionary(let entries) in elements {
+                            if let found = entries[key] { next.append(found) }
+                        }
+                    default: break
+                    }
+                }
+                current = next
+            }
+            return current.flatMap { value -> [PropertyList] in
+                if case .array(let elements) = value { return elements }
+                return [value]
+            }
+        }
+    }
+}
+
+/// Settings for one collection.
+public struct CollectionOptions: Sendable {
+    /// How many earlier revisions to keep; all by default.
+    public var history: HistoryPolicy
+    /// Secondary indexes, maintained in the same transaction as every save.
+    public var indexes: [IndexDefinition]
+    /// When set, every save also writes the document to `mirrorDirectory/<key>.plist` (binary), atomically,
+    /// after the transaction commits; a delete removes the file.
+    public var mirrorDirectory: String?
+    /// The format documents of this collection have, for untyped saves and imports (typed saves use the
+    /// model's own format). When set, a document with a newer major is refused.
+    public var format: DocumentFormat?
+
+    /// Options for a collection.
+    public init(
+        history: HistoryPolicy = .keepAll,
+        indexes: [IndexDefinition] = [],
+        mirrorDirectory: String? = nil,
+        format: DocumentFormat? = nil
+    ) {
+        self.history = history
+        self.indexes = indexes
+        self.mirrorDirectory = mirrorDirectory
+        self.format = format
+    }
+}

@@ -1,0 +1,103 @@
+public import Foundation
+public import PropertyList
+
+/// A document as stored: its bytes and the facts the store keeps beside them.
+public struct StoredDocument: Sendable, Hashable {
+    /// The collection it is in.
+    public let collection: String
+    /// Its key in the collection.
+    public let key: String
+    /// Its revision: 1 for the first save, one more for each save after.
+    public let revision: Int
+    /// The version its envelope declares.
+    public let version: DocumentVersion
+    /// The `"class"` tag at the top of its content, if any.
+    public let classTag: String?
+    /// When its first revision was saved (for a revision from history: when that revision was saved).
+    public let createdAt: Date
+    /// When this revision was saved.
+    public let updatedAt: Date
+    /// The envelope, as a binary property list.
+    public let body: [UInt8]
+
+    /// The envelope, decoded.
+    public func envelope() throws(StoreError) -> PropertyList {
+        do {
+            return try PropertyList(binary: body)
+        } catch {
+            throw StoreError(
+                .undecodable, "The stored bytes are not a valid binary property list", collection: collection,
+                key: key, underlying: error)
+        }
+    }
+}
+
+/// A document read as a model, with its store facts.
+public struct Loaded<Document> {
+    /// The model.
+    public var value: Document
+    /// The collection it is in.
+    public let collection: String
+    /// Its key.
+    public let key: String
+    /// The revision read; pass it as `expectedRevision` to save only if nobody changed it since.
+    public let revision: Int
+    /// The version the stored document declared, before any migration.
+    public let storedVersion: DocumentVersion
+    /// When the document was first saved.
+    public let createdAt: Date
+    /// When the revision read was saved.
+    public let updatedAt: Date
+
+    /// Whether the stored document is older than the current format and was upgraded in memory
+    /// (the stored bytes are unchanged until the document is saved again).
+    public var wasMigrated: Bool
+}
+
+extension Loaded: Sendable where Document: Sendable {}
+
+/// A document a bulk read or upgrade could not decode: reported, never skipped silently, never changed.
+public struct QuarantinedDocument: Sendable, CustomStringConvertible {
+    /// Its collection.
+    public let collection: String
+    /// Its key.
+    public let key: String
+    /// Why it could not be read.
+    public let error: StoreError
+
+    public var description: String { error.description }
+}
+
+/// The documents of a collection read as models, and those that could not be.
+public struct DocumentBatch<Document> {
+    /// The documents read, in key order.
+    public var loaded: [Loaded<Document>]
+    /// The documents that could not be read, with why.
+    public var quarantined: [QuarantinedDocument]
+}
+
+extension DocumentBatch: Sendable where Document: Sendable {}
+
+/// One kept revision of a document.
+public struct RevisionInfo: Sendable, Hashable {
+    /// The revision number.
+    public let revision: Int
+    /// The version its envelope declared.
+    public let version: DocumentVersion
+    /// Its class tag.
+    public let classTag: String?
+    /// When it was saved.
+    public let savedAt: Date
+    /// Whether it is the document's current revision.
+    public let isCurrent: Bool
+}
+
+/// The order of keys in a listing.
+public enum KeyOrdering: Sendable {
+    /// Ascending by key (byte order of UTF-8).
+    case ascending
+    /// Descending by key.
+    case descending
+    /// Most recently saved first.
+    case recentlyUpdated
+}

@@ -1,0 +1,277 @@
+import Foundation
+public import PropertyList
+
+/// What a `write` closure is handed: everything a read transaction does, plus saves and deletes that
+/// are committed together when the closure returns. Use it only inside the closure.
+public final class WriteTransaction: ReadTransaction {
+    /// Files to write (or remove, when `bytes` is nil) once the transaction has committed.
+    private(set) var pendingMirrors: [(directory: String, key: String, bytes: [UInt8]?)] = []
+
+    // MARK: Saving models
+
+    /// Saves `document` under `key` and returns its new revision.
+    ///
+    /// - `expectedRevision`: when given, the save happens only if the stored revision is exactly that
+    ///   (0: the document must not exist yet); otherwise it throws ``StoreError/conflict`` and writes nothing.
+    /// - A stored document of a newer major is never overwritten (``StoreError/newerMajor``) unless
+    ///   `overwritingNewerMajor` is true.
+    /// - A stored document of the same major and a newer minor keeps the keys this code does not know, and
+    ///   its minor: an older app never destroys a newer app's additions.
+    @discardableResult
+    public func save<Document: VersionedDocument>(
+        _ document: Document,
+        key: String,
+        in collection: String = Document.collection,
+        expectedRevision: Int? = nil,
+        overwritingNewerMajor: Bool = false
+    ) throws(StoreError) -> Int {
+        checkValid()
+        let format = Document.format
+        let registry = store.configuration.registry
+        let current = try currentRow(collection: collection, key: key)
+        var kept: [String: PropertyList] = [:]
+        var version = format.current
+        if let current, current.version.major == format.current.major, current.version.minor > format.current.minor {
+            // A newer minor's keys: find the ones this model does not write back, and keep them.
+            let stored = try current.envelope()
+            if case .dictionary(var content) = stored {
+                content[DocumentFormat.majorKey] = nil
+                content[DocumentFormat.minorKey] = nil
+                do {
+                    kept = try DocumentCoding.unknownKeys(of: content, as: Document.self, registry: registry)
+                } catch {
+                    throw StoreError(
+                        .undecodable, "The stored newer-minor document cannot be read to keep its keys",
+                        collection: collection, key: key, underlying: error)
+                }
+                version = current.version
+            }
+        }
+        let envelope: PropertyList
+        do {
+            envelope = try DocumentCoding.envelope(for: document, registry: registry, extraContent: kept, version: version)
+        } catch {
+            throw StoreError(
+                .invalidDocument, "\(Document.self) cannot be stored", collection: collection, key: key,
+                underlying: error)
+        }
+        return try write(
+            envelope, version: version, current: current, collection: collection, key: key,
+            expectedRevision: expectedRevision, readableMajor: format.current.major,
+            overwritingNewerMajor: overwritingNewerMajor)
+    }
+
+    // MARK: Saving envelopes
+
+    /// Saves an envelope (a dictionary with `majorVersion` and `minorVersion`) under `key`, as it is, and
+    /// returns its new revision. For files and tools that have no model type; `expectedRevision` and
+    /// `overwritingNewerMajor` work as in the model save. When the collection's options name a format, a
+    /// document of a newer major than it reads is refused; either way, a stored document of a newer major
+    /// than the one given is not replaced (an older file never overwrites newer data) unless forced.
+    @discardableResult
+    public func save(
+        envelope: PropertyList,
+        key: String,
+        in collection: String,
+        expectedRevision: Int? = nil,
+        overwritingNewerMajor: Bool = false
+    ) throws(StoreError) -> Int {
+        checkValid()
+        let format = store.configuration.options(for: collection).format
+        let version = try Self.envelopeVersion(envelope, collection: collection, key: key)
+        if let format, version.major > format.current.major, !overwritingNewerMajor {
+            throw StoreError(
+                .newerMajor,
+                "The document's major version \(version.major) is newer than this collection reads (\(format.current.major))",
+                collection: collection, key: key)
+        }
+        let current = try currentRow(collection: collection, key: key)
+        return try write(
+            envelope, version: version, current: current, collection: collection, key: key,
+            expectedRevision: expectedRevision, readableMajor: format?.current.major ?? version.major,
+            overwritingNewerMajor: overwritingNewerMajor)
+    }
+
+    /// The version an envelope declares; a non-envelope is ``StoreError/invalidDocument``.
+    static func envelopeVersion(_ envelope: PropertyList, collection: String, key: String) throws(StoreError)
+        -> DocumentVersion
+    {
+        do {
+            return try DocumentFormat.envelopeVersion(of: envelope)
+        } catch {
+            throw StoreError(
+                .invalidDocument, "Not a document envelope", collection: collection, key: key, underlying: error)
+        }
+    }
+
+    // MARK: Deleting and restoring
+
+    /// Deletes the document at `key`; returns whether there was one. Its last revision joins the history
+    /// (as the collection's policy keeps it), so it can be restored. `expectedRevision` works as in `save`.
+    @discardableResult
+    public func delete(key: String, in collection: String, expectedRevision: Int? = nil) throws(StoreError) -> Bool {
+        checkValid()
+        let current = try currentRow(collection: collection, key: key)
+        try check(expectedRevision, against: current, collection: collection, key: key)
+        guard current != nil else { return false }
+        try moveCurrentToHistory(collection: collection, key: key)
+        try execute(
+            "DELETE FROM documents WHERE collection = ?1 AND key = ?2", [.text(collection), .text(key)],
+            collection: collection, key: key)
+        try execute(
+            "DELETE FROM index_entries WHERE collection = ?1 AND key = ?2", [.text(collection), .text(key)],
+            collection: collection, key: key)
+        if let directory = store.configuration.options(for: collection).mirrorDirectory {
+            pendingMirrors.append((directory, key, nil))
+        }
+        return true
+    }
+
+    /// Saves a kept earlier revision again, as a new revision; returns the new revision number.
+    @discardableResult
+    public func restore(key: String, in collection: String, revision: Int) throws(StoreError) -> Int {
+        checkValid()
+        guard let old = try document(in: collection, key: key, revision: revision) else {
+            throw StoreError(.notFound, "Revision \(revision) is not kept", collection: collection, key: key)
+        }
+        return try save(envelope: old.envelope(), key: key, in: collection, overwritingNewerMajor: true)
+    }
+
+    // MARK: The one write path
+
+    private func write(
+        _ envelope: PropertyList,
+        version: DocumentVersion,
+        current: StoredDocument?,
+        collection: String,
+        key: String,
+        expectedRevision: Int?,
+        readableMajor: Int?,
+        overwritingNewerMajor: Bool
+    ) throws(StoreError) -> Int {
+        try Self.checkName(collection, what: "collection")
+        try Self.checkName(key, what: "key")
+        try check(expectedRevision, against: current, collection: collection, key: key)
+        if let current, let readableMajor, current.version.major > readableMajor, !overwritingNewerMajor {
+            throw StoreError(
+                .newerMajor,
+                "The stored document has major version \(current.version.major), newer than this code writes "
+                    + "(\(readableMajor)); it was not overwritten",
+                collection: collection, key: key)
+        }
+        let body: [UInt8]
+        do {
+            body = try envelope.encoded(as: .binary)
+        } catch {
+            throw StoreError(
+                .invalidDocument, "The document cannot be encoded", collection: collection, key: key, underlying: error)
+        }
+        let content = envelope.dictionaryValue ?? [:]
+        let classTag = content["class"]?.stringValue
+        let now = Date().timeIntervalSince1970
+        let revision: Int
+        if let current {
+            revision = current.revision + 1
+            try moveCurrentToHistory(collection: collection, key: key)
+            try execute(
+                """
+                UPDATE documents SET class_tag = ?3, major = ?4, minor = ?5, revision = ?6, updated_at = ?7, body = ?8
+                WHERE collection = ?1 AND key = ?2
+                """,
+                [
+                    .text(collection), .text(key), classTag.map(SQLiteValue.text) ?? .null,
+                    .integer(Int64(version.major)), .integer(Int64(version.minor)), .integer(Int64(revision)),
+                    .real(now), .blob(body),
+                ], collection: collection, key: key)
+        } else {
+            // A document deleted and saved again goes on from its history's last revision.
+            let last = try query(
+                "SELECT max(revision) FROM history WHERE collection = ?1 AND key = ?2", [.text(collection), .text(key)]
+            ) { Int($0.int64(at: 0)) }.first ?? 0
+            revision = last + 1
+            try execute(
+                """
+                INSERT INTO documents (collection, key, class_tag, major, minor, revision, created_at, updated_at, body)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8)
+                """,
+                [
+                    .text(collection), .text(key), classTag.map(SQLiteValue.text) ?? .null,
+                    .integer(Int64(version.major)), .integer(Int64(version.minor)), .integer(Int64(revision)),
+                    .real(now), .blob(body),
+                ], collection: collection, key: key)
+        }
+        try updateIndexes(content, collection: collection, key: key)
+        if let directory = store.configuration.options(for: collection).mirrorDirectory {
+            pendingMirrors.append((directory, key, body))
+        }
+        return revision
+    }
+
+    private func check(_ expected: Int?, against current: StoredDocument?, collection: String, key: String)
+        throws(StoreError)
+    {
+        guard let expected else { return }
+        let actual = current?.revision ?? 0
+        guard expected == actual else {
+            throw StoreError(
+                .conflict,
+                "Expected revision \(expected), but the stored revision is \(actual); nothing was written",
+                collection: collection, key: key)
+        }
+    }
+
+    private func currentRow(collection: String, key: String) throws(StoreError) -> StoredDocument? {
+        try document(in: collection, key: key)
+    }
+
+    /// Copies the current revision into history (when the policy keeps any) and prunes to the policy.
+    private func moveCurrentToHistory(collection: String, key: String) throws(StoreError) {
+        let arguments: [SQLiteValue] = [.text(collection), .text(key)]
+        switch store.configuration.options(for: collection).history {
+        case .keepNone:
+            try execute("DELETE FROM history WHERE collection = ?1 AND key = ?2", arguments, collection: collection, key: key)
+        case .keepAll:
+            try copyCurrentToHistory(arguments, collection: collection, key: key)
+        case .keepLast(let count):
+            try copyCurrentToHistory(arguments, collection: collection, key: key)
+            try execute(
+                """
+                DELETE FROM history WHERE collection = ?1 AND key = ?2 AND revision NOT IN
+                    (SELECT revision FROM history WHERE collection = ?1 AND key = ?2 ORDER BY revision DESC LIMIT ?3)
+                """, arguments + [.integer(Int64(max(0, count)))], collection: collection, key: key)
+        }
+    }
+
+    private func copyCurrentToHistory(_ arguments: [SQLiteValue], collection: String, key: String) throws(StoreError) {
+        try execute(
+            """
+            INSERT OR REPLACE INTO history (collection, key, revision, class_tag, major, minor, saved_at, body)
+            SELECT collection, key, revision, class_tag, major, minor, updated_at, body FROM documents
+            WHERE collection = ?1 AND key = ?2
+            """, arguments, collection: collection, key: key)
+    }
+
+    private func updateIndexes(_ content: [String: PropertyList], collection: String, key: String) throws(StoreError) {
+        let indexes = store.configuration.options(for: collection).indexes
+        try execute(
+            "DELETE FROM index_entries WHERE collection = ?1 AND key = ?2", [.text(collection), .text(key)],
+            collection: collection, key: key)
+        var body = content
+        body[DocumentFormat.majorKey] = nil
+        body[DocumentFormat.minorKey] = nil
+        for index in indexes {
+            for value in index.extract(body) {
+                guard let stored = IndexValue.sqlite(value) else { continue }
+                try execute(
+                    "INSERT OR IGNORE INTO index_entries (collection, name, value, key) VALUES (?1, ?2, ?3, ?4)",
+                    [.text(collection), .text(index.name), stored, .text(key)], collection: collection, key: key)
+            }
+        }
+    }
+
+    static func checkName(_ name: String, what: String) throws(StoreError) {
+        guard !name.isEmpty, !name.utf8.contains(0) else {
+            throw StoreError(.invalidName, "A \(what) must be non-empty text without NUL characters")
+        }
+    }
+}

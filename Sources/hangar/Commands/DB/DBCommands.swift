@@ -1,0 +1,225 @@
+import ArgumentParser
+import Foundation
+import Hangar
+import PropertyList
+
+/// `hangar db ls --db PATH [COLLECTION]`
+struct DBList: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ls", abstract: "List the collections, or the keys of one collection, one per line.")
+
+    @OptionGroup var store: StoreOption
+    @Argument(help: "The collection whose keys to list.") var collection: String?
+
+    func run() throws {
+        try withStore(store) { store in
+            let lines = try store.read { transaction in
+                guard let collection else { return try transaction.collections() }
+                let keys = try transaction.keys(in: collection)
+                guard !keys.isEmpty else { throw FileFailure(path: self.store.db, reason: "No collection \(collection)") }
+                return keys
+            }
+            for line in lines { print(line) }
+        }
+    }
+}
+
+/// `hangar db get --db PATH COLLECTION KEY [-o FILE] [--format binary1|xml1] [--revision N]`
+struct DBGet: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "get",
+        abstract: "Print a document as `hangar print` does, or write it to a file with -o (binary by default).")
+
+    @OptionGroup var store: StoreOption
+    @Argument(help: "The collection.") var collection: String
+    @Argument(help: "The key.") var key: String
+    @Option(name: .shortAndLong, help: "Write the document to this file (`-` for standard output).") var output: String?
+    @Option(help: "The file format with -o: binary1 or xml1.") var format: StoreFileFormat = .binary1
+    @Option(help: "Read this earlier revision instead of the current one.") var revision: Int?
+
+    func run() throws {
+        try withStore(store) { store in
+            let document = try store.read { transaction in
+                if let revision { return try transaction.document(in: collection, key: key, revision: revision) }
+                return try transaction.document(in: collection, key: key)
+            }
+            guard let document else {
+                let what = revision.map { "No revision \($0) of \(collection)/\(key)" } ?? "No document \(collection)/\(key)"
+                throw FileFailure(path: self.store.db, reason: what)
+            }
+            let envelope = try document.envelope()
+            guard let output else {
+                print(TreePrinter.render(envelope), terminator: "")
+                return
+            }
+            let bytes = format == .binary1 ? document.body : try envelope.encoded(as: .xml)
+            if output == "-" {
+                try AtomicFile.writeToStandardOutput(bytes)
+            } else {
+                do throws(AtomicFile.Failure) {
+                    try AtomicFile.save(bytes, to: output)
+                } catch {
+                    throw FileFailure(error)
+                }
+            }
+        }
+    }
+}
+
+/// `hangar db put --db PATH COLLECTION KEY FILE`
+struct DBPut: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "put",
+        abstract: "Store a property-list file (any readable format; it must be a document envelope) under a key.",
+        discussion: "Prints the new revision number. The store is created if it does not exist.")
+
+    @OptionGroup var store: StoreOption
+    @Argument(help: "The collection.") var collection: String
+    @Argument(help: "The key.") var key: String
+    @Argument(help: "The file to store (`-` reads standard input).") var file: String
+    @Option(help: "Save only if the stored revision is this one (0: only if there is none).") var expectedRevision: Int?
+    @Flag(help: "Replace a stored document even if its major version is newer than the file's.") var force = false
+
+    func run() throws {
+        try reportingFailures {
+            let (envelope, _) = try loadPropertyList(at: file)
+            do {
+                _ = try DocumentFormat.envelopeVersion(of: envelope)
+            } catch {
+                throw FileFailure(path: file, reason: "Not a document envelope: \(error)")
+            }
+            try withStore(store, creating: true) { store in
+                let revision = try store.write { transaction in
+                    try transaction.save(
+                        envelope: envelope, key: key, in: collection, expectedRevision: expectedRevision,
+                        overwritingNewerMajor: force)
+                }
+                print(revision)
+            }
+        }
+    }
+}
+
+/// `hangar db rm --db PATH COLLECTION KEY`
+struct DBRemove: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rm", abstract: "Delete a document (its revisions stay in the history).")
+
+    @OptionGroup var store: StoreOption
+    @Argument(help: "The collection.") var collection: String
+    @Argument(help: "The key.") var key: String
+
+    func run() throws {
+        try withStore(store) { store in
+            let existed = try store.write { try $0.delete(key: key, in: collection) }
+            guard existed else { throw FileFailure(path: self.store.db, reason: "No document \(collection)/\(key)") }
+        }
+    }
+}
+
+/// `hangar db history --db PATH COLLECTION KEY`
+struct DBHistory: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "history",
+        abstract: "List the kept revisions of a document, one per line: revision, version, saved at (UTC), current.")
+
+    @OptionGroup var store: StoreOption
+    @Argument(help: "The collection.") var collection: String
+    @Argument(help: "The key.") var key: String
+
+    func run() throws {
+        try withStore(store) { store in
+            let revisions = try store.read { try $0.history(in: collection, key: key) }
+            guard !revisions.isEmpty else {
+                throw FileFailure(path: self.store.db, reason: "No document \(collection)/\(key)")
+            }
+            let formatter = ISO8601DateFormatter()
+            for revision in revisions {
+                var line = "\(revision.revision) \(revision.version) \(formatter.string(from: revision.savedAt))"
+                if revision.isCurrent { line += " current" }
+                print(line)
+            }
+        }
+    }
+}
+
+/// `hangar db export --db PATH COLLECTION DIR [--format binary1|xml1]`
+struct DBExport: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Write every document of a collection into a folder, one .plist file per key; prints the paths.")
+
+    @OptionGroup var store: StoreOption
+    @Argument(help: "The collection.") var collection: String
+    @Argument(help: "The folder (created if needed).") var directory: String
+    @Option(help: "The file format: binary1 or xml1.") var format: StoreFileFormat = .binary1
+
+    func run() throws {
+        try withStore(store) { store in
+            guard try store.read({ try $0.count(in: collection) }) > 0 else {
+                throw FileFailure(path: self.store.db, reason: "No collection \(collection)")
+            }
+            for path in try store.exportCollection(collection, to: directory, format: format.format) { print(path) }
+        }
+    }
+}
+
+/// `hangar db import --db PATH COLLECTION FILE...`
+struct DBImport: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Store .plist files in a collection, each under its file name without .plist.",
+        discussion: "Each file is checked (a property list, a document envelope) before it is written; "
+            + "prints `KEY REVISION` per file. The store is created if it does not exist.")
+
+    @OptionGroup var store: StoreOption
+    @Argument(help: "The collection.") var collection: String
+    @Argument(help: "The files to import.") var files: [String]
+
+    func validate() throws {
+        guard !files.isEmpty else { throw ValidationError("Name at least one file.") }
+    }
+
+    func run() throws {
+        try withStore(store, creating: true) { store in
+            for file in files {
+                let key = StoreFileNames.key(forFileName: (file as NSString).lastPathComponent)
+                do throws(StoreError) {
+                    let revision = try store.importFile(file, into: collection, key: key)
+                    print("\(key) \(revision)")
+                } catch {
+                    throw FileFailure(path: file, reason: error.description)
+                }
+            }
+        }
+    }
+}
+
+/// `hangar db check --db PATH`
+struct DBCheck: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check", abstract: "Check the store's integrity: prints `ok`, or the problems and exits 1.")
+
+    @OptionGroup var store: StoreOption
+
+    func run() throws {
+        try withStore(store) { store in
+            let lines = try store.checkIntegrity()
+            for line in lines { print(line) }
+            guard lines == ["ok"] else { throw ExitCode(1) }
+        }
+    }
+}
+
+/// `hangar db backup --db PATH DEST`
+struct DBBackup: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "backup", abstract: "Copy the store, consistently, to a new file (safe while it is in use).")
+
+    @OptionGroup var store: StoreOption
+    @Argument(help: "The file to write.") var destination: String
+
+    func run() throws {
+        try withStore(store) { store in try store.backup(to: destination) }
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import Hangar
+import PropertyList
+import Testing
+
+// The README's quick start, kept compiling and correct here. Between the markers the code is the README's,
+// line for line, except that `folder` is a temporary folder (the README sets it to
+// `Store.defaultDirectory(application: "QuickStart")`). Change both together.
+
+// README quick start: model
+/// An airfield, stored as a versioned document. Version 1 called the ICAO code `code`; version 2 calls it `icao`.
+struct Airfield: VersionedDocument {
+    static let collection = "airfields"
+    static let format = DocumentFormat(
+        current: DocumentVersion(major: 2, minor: 0),
+        oldestReadableMajor: 1,
+        migrations: [
+            DocumentMigration(from: 1, "rename code to icao") { content in
+                var content = content
+                content["icao"] = content.removeValue(forKey: "code")
+                return content
+            }
+        ])
+
+    var icao: String
+    var name: String
+    var elevationFeet: Int?
+
+    init(icao: String, name: String, elevationFeet: Int? = nil) {
+        self.icao = icao
+        self.name = name
+        self.elevationFeet = elevationFeet
+    }
+
+    init(propertyList: PropertyList) throws(ModelError) {
+        let reader = try DictionaryReader(propertyList)
+        icao = try reader.read("icao")
+        name = try reader.read("name")
+        elevationFeet = try reader.readIfPresent("elevationFeet")
+    }
+
+    var propertyListRepresentation: PropertyList {
+        var writer = DictionaryWriter()
+        writer.set("icao", icao)
+        writer.set("name", name)
+        writer.set("elevationFeet", elevationFeet)  // nil is left out
+        return writer.propertyList
+    }
+}
+// README quick start: end of model
+
+@Suite struct QuickStartTests {
+    @Test func theReadmeQuickStartWorksAsWritten() throws {
+        let folder = NSTemporaryDirectory() + "hangar-quick-start-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+
+        // README quick start: use
+        let store = try Store(path: folder + "/airfields.sqlite")
+
+        // Save, then load: every save gets a revision.
+        let revision = try store.write { try $0.save(Airfield(icao: "ESSB", name: "Bromma", elevationFeet: 47), key: "ESSB") }
+        let bromma = try store.read { try $0.load(Airfield.self, key: "ESSB") }
+        print(bromma?.value.name ?? "-", bromma?.revision ?? 0)  // Bromma 1
+
+        // A version 1 document (from an older app, or a file) is migrated when it is read.
+        let old: PropertyList = ["majorVersion": 1, "minorVersion": 0, "code": "ESKN", "name": "Skavsta"]
+        try store.write { try $0.save(envelope: old, key: "ESKN", in: Airfield.collection) }
+        let skavsta = try store.read { try $0.load(Airfield.self, key: "ESKN") }
+        print(skavsta?.value.icao ?? "-", skavsta?.wasMigrated ?? false)  // ESKN true
+
+        // Export to a .plist file, binary or XML.
+        try store.export(key: "ESSB", in: Airfield.collection, to: folder + "/ESSB.plist", format: .xml)
+        // README quick start: end of use
+
+        #expect(revision == 1)
+        #expect(bromma?.value.name == "Bromma")
+        #expect(bromma?.value.elevationFeet == 47)
+        #expect(skavsta?.value.icao == "ESKN")
+        #expect(skavsta?.value.elevationFeet == nil)
+        #expect(skavsta?.wasMigrated == true)
+        let exported = try #require(FileManager.default.contents(atPath: folder + "/ESSB.plist"))
+        #expect(
+            try PropertyList(xml: [UInt8](exported))
+                == ["majorVersion": 2, "minorVersion": 0, "icao": "ESSB", "name": "Bromma", "elevationFeet": 47])
+    }
+}
+
+/// The README shows the marked code of this file, line for line: an edit to one must be made to the other.
+@Suite struct QuickStartReadmeTests {
+    static let root: String = {
+        var parts = String(#filePath).split(separator: "/", omittingEmptySubsequences: false)
+        parts.removeLast(4)
+        return parts.joined(separator: "/")
+    }()
+
+    @Test func readmeShowsThisFilesCode() throws {
+        let readme = String(decoding: try #require(FileManager.default.contents(atPath: Self.root + "/README.md")), as: UTF8.self)
+        let source = String(decoding: try #require(FileManager.default.contents(atPath: #filePath)), as: UTF8.self)
+        let model = try section(of: source, from: "// README quick start: model\n", to: "// README quick start: end of model")
+        let use = try section(of: source, from: "        // README quick start: use\n", to: "        // README quick start: end of use")
+            .split(separator: "\n", omittingEmptySubsequences: false)
+            .map { $0.hasPrefix("        ") ? String($0.dropFirst(8)) : String($0) }
+            .joined(separator: "\n")
+        #expect(readme.contains(model.trimmingCharacters(in: .newlines)), "the README's model differs from this file's")
+        #expect(readme.contains(use.trimmingCharacters(in: .newlines)), "the README's use differs from this file's")
+    }
+
+    private func section(of text: String, from start: String, to end: String) throws -> String {
+        let lower = try #require(text.range(of: start)).upperBound
+        let upper = try #require(text.range(of: end, range: lower..<text.endIndex)).lowerBound
+        return String(text[lower..<upper])
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+import PropertyList
+import Testing
+@testable import Hangar
+
+@Suite struct StoreFilesTests {
+    @Test func exportWritesBinaryOrXMLAtomically() throws {
+        let directory = try temporaryDirectory()
+        let store = try Store(path: directory + "/store.sqlite")
+        try store.write { try $0.save(Note(title: "Export", body: "me"), key: "e") }
+        let binary = directory + "/e.plist"
+        #expect(try store.export(key: "e", in: "notes", to: binary) == 1)
+        let bytes = try AtomicFile.contents(of: binary)
+        #expect(Array(bytes.prefix(8)) == Array("bplist00".utf8))
+        #expect(try PropertyList(binary: bytes)["title"] == "Export")
+        let xml = directory + "/e.xml"
+        try store.export(key: "e", in: "notes", to: xml, format: .xml)
+        #expect(String(decoding: try AtomicFile.contents(of: xml), as: UTF8.self).contains("<key>title</key>\n\t<string>Export</string>"))
+        // Nothing but the files asked for: no temporary files are left behind.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix(".") } == [])
+        #expect {
+            try store.export(key: "missing", in: "notes", to: directory + "/m.plist")
+        } throws: { error in
+            guard case StoreError.notFound = error else { return false }
+            return !FileManager.default.fileExists(atPath: directory + "/m.plist")
+        }
+    }
+
+    @Test func exportAndImportACollectionKeepsEveryKey() throws {
+        let directory = try temporaryDirectory()
+        let source = try Store.inMemory()
+        let keys = ["plain", "with space", "a/b", ".hidden", "日本", "percent%41", String(repeating: "k", count: 300)]
+        try source.write { transaction in
+            for key in keys { try transaction.save(Note(title: key, body: ""), key: key) }
+        }
+        let paths = try source.exportCollection("notes", to: directory + "/export", format: .xml)
+        #expect(paths.count == keys.count)
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory + "/export")
+        #expect(names.allSatisfy { !$0.hasPrefix(".") && !$0.contains("/") && $0.hasSuffix(".plist") && $0.utf8.count <= 255 })
+        let target = try Store.inMemory()
+        for path in paths { try target.importFile(path, into: "notes") }
+        let imported = try target.read { try $0.keys(in: "notes") }
+        // Every key survives the round trip except the one too long for a file name, which is shortened.
+        #expect(Set(imported).subtracting([keys[6]]).isSuperset(of: Set(keys.dropLast())))
+        #expect(try target.read { try $0.load(Note.self, key: "a/b")?.value.title } == "a/b")
+    }
+
+    @Test(arguments: [
+        ("plain", "plain.plist"), ("a/b", "a%2Fb.plist"), (".hidden", "%2Ehidden.plist"), ("x.y", "x.y.plist"),
+        ("é", "%C3%A9.plist"), ("100%", "100%25.plist"),
+    ])
+    func fileNamesAreSafeAndReversible(key: String, fileName: String) {
+        #expect(StoreFileNames.fileName(for: key) == fileName)
+        #expect(StoreFileNames.key(forFileName: fileName) == key)
+    }
+
+    @Test func importValidatesBeforeWriting() throws {
+        let directory = try temporaryDirectory()
+        var configuration = StoreConfiguration()
+        configuration.collections["notes"] = CollectionOptions(format: Note.format)
+        let store = try Store.inMemory(configuration: configuration)
+        let cases: [(String, [UInt8], StoreError.Kind)] = [
+            ("garbage.plist", Array("not a plist at all {".utf8), .invalidDocument),
+            ("array.plist", try PropertyList.array([1]).encoded(as: .xml), .invalidDocument),
+            ("noversion.plist", try PropertyList.dictionary(["title": "x"]).encoded(as: .binary), .invalidDocument),
+            ("future.plist", try PropertyList.dictionary(["majorVersion": 7, "minorVersion": 0]).encoded(as: .binary), .newerMajor),
+        ]
+        for (name, bytes, kind) in cases {
+            try AtomicFile.save(bytes, to: directory + "/" + name)
+            #expect(throws: StoreError.self, "\(name)") { try store.importFile(directory + "/" + name, into: "notes") }
+            do {
+                try store.importFile(directory + "/" + name, into: "notes")
+            } catch {
+                #expect(error.kind == kind, "\(name): \(error)")
+            }
+        }
+        #expect(try store.read { try $0.count(in: "notes") } == 0)
+        #expect(throws: StoreError.self) { try store.importFile(directory + "/absent.plist", into: "notes") }
+    }
+
+    @Test func mirrorFollowsSavesAndDeletes() throws {
+        let directory = try temporaryDirectory()
+        let mirror = directory + "/mirror"
+        let store = try Store.inMemory(configuration: noteConfiguration(CollectionOptions(mirrorDirectory: mirror)))
+        try store.write { try $0.save(Note(title: "M", body: "1"), key: "m/1") }
+        let path = mirror + "/m%2F1.plist"
+        #expect(try PropertyList(binary: AtomicFile.contents(of: path))["body"] == "1")
+        try store.write { try $0.save(Note(title: "M", body: "2"), key: "m/1") }
+        #expect(try PropertyList(binary: AtomicFile.contents(of: path))["body"] == "2")
+        // A rolled-back transaction mirrors nothing.
+        struct Abort: Error {}
+        _ = try? store.write { transaction in
+            try transaction.save(Note(title: "M", body: "3"), key: "m/1")
+            throw Abort()
+        }
+        #expect(try PropertyList(binary: AtomicFile.contents(of: path))["body"] == "2")
+        try store.write { try $0.delete(key: "m/1", in: "notes") }
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test func twoStoresOnOneFileSeeEachOther() throws {
+        let path = try temporaryDirectory() + "/shared.sqlite"
+        let first = try Store(path: path)
+        let second = try Store(path: path)
+        try first.write { try $0.save(Note(title: "1", body: ""), key: "k") }
+        #expect(try second.read { try $0.load(Note.self, key: "k")?.revision } == 1)
+        try second.write { try $0.save(Note(title: "2", body: ""), key: "k", expectedRevision: 1) }
+        #expect(throws: StoreError.self) {
+            try first.write { try $0.save(Note(title: "3", body: ""), key: "k", expectedRevision: 1) }
+        }
+        #expect(try first.read { try $0.load(Note.self, key: "k")?.value.title } == "2")
+    }
+
+    @Test func aStoreFromANewerHangarIsRefusedUnchanged() throws {
+        let path = try temporaryDirectory() + "/newer.sqlite"
+        do {
+            let store = try Store(path: path)
+            try store.write { try $0.save(Note(title: "x", body: ""), key: "k") }
+            try store.checkpoint()
+        }
+        // Pretend a later Hangar wrote schema version 99.
+        let raw = try SQLiteConnection(path: path, mode: .readWrite, busyTimeout: 1000)
+        try raw.execute("PRAGMA user_version = 99")
+        let before = try AtomicFile.contents(of: path)
+        #expect {
+            try Store(path: path)
+        } throws: { error in
+            guard case StoreError.newerSchema = error else { return false }
+            return "\(error)".contains("has store schema version 99; this Hangar reads up to 1")
+        }
+        #expect(try AtomicFile.contents(of: path) == before)
+    }
+
+    @Test func integrityCheckAndBackup() throws {
+        let directory = try temporaryDirectory()
+        let store = try Store(path: directory + "/live.sqlite")
+        try store.write { transaction in
+            for index in 0..<50 { try transaction.save(Note(title: "\(index)", body: ""), key: "k\(index)") }
+        }
+        #expect(try store.checkIntegrity() == ["ok"])
+        try store.backup(to: directory + "/copy.sqlite")
+        let copy = try Store(path: directory + "/copy.sqlite")
+        #expect(try copy.read { try $0.count(in: "notes") } == 50)
+        #expect(try copy.checkIntegrity() == ["ok"])
+    }
+
+    @Test func defaultLocationFollowsThePlatform() {
+        let path = Store.defaultPath(application: "HangarTests")
+        #expect(path.hasSuffix("/HangarTests/store.sqlite"))
+        #if os(Linux)
+        let environment = ProcessInfo.processInfo.environment
+        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
+            #expect(path.hasPrefix(xdg))
+        } else {
+            #expect(path.contains("/.local/share/"))
+        }
+        #endif
+    }
+}

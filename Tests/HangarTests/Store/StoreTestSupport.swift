@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+import Hangar
+import PropertyList
+
+/// A small versioned document for store tests. v1 stored `text`; v2 calls it `body`. v2.1 added `tags`.
+struct Note: VersionedDocument, Equatable, Sendable {
+    static let collection = "notes"
+    static let format = DocumentFormat(
+        current: DocumentVersion(major: 2, minor: 1),
+        oldestReadableMajor: 1,
+        migrations: [
+            DocumentMigration(from: 1, "rename text to body") { content in
+                var content = content
+                content["body"] = content.removeValue(forKey: "text")
+                return content
+            }
+        ])
+
+    var title: String
+    var body: String
+    var tags: [String] = []
+    var priority: Int = 0
+
+    init(title: String, body: String, tags: [String] = [], priority: Int = 0) {
+        self.title = title
+        self.body = body
+        self.tags = tags
+        self.priority = priority
+    }
+
+    init(propertyList: PropertyList) throws(ModelError) {
+        let reader = try DictionaryReader(propertyList)
+        title = try reader.read("title")
+        body = try reader.read("body")
+        tags = try reader.readIfPresent("tags") ?? []
+        priority = try reader.readIfPresent("priority") ?? 0
+    }
+
+    var propertyListRepresentation: PropertyList {
+        var writer = DictionaryWriter()
+        writer.set("title", title)
+        writer.set("body", body)
+        writer.set("tags", tags.isEmpty ? nil : tags)
+        writer.set("priority", priority)
+        return writer.propertyList
+    }
+}
+
+/// The two backends every store test body runs on: in memory, and a real SQLite file.
+enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case memory, file
+
+    var testDescription: String { rawValue }
+
+    func makeStore(_ configuration: StoreConfiguration = StoreConfiguration()) throws -> Store {
+        switch self {
+        case .memory: try Store.inMemory(configuration: configuration)
+        case .file: try Store(path: try temporaryDirectory() + "/store.sqlite", configuration: configuration)
+        }
+    }
+}
+
+func temporaryDirectory() throws -> String {
+    let path = NSTemporaryDirectory() + "hangar-store-" + UUID().uuidString
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+func noteConfiguration(_ options: CollectionOptions = CollectionOptions()) -> StoreConfiguration {
+    var configuration = StoreConfiguration()
+    configuration.collections["notes"] = options
+    return configuration
+}

@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+
+/// Runs the built `pilots` executable as a real process, on a store in a temporary folder.
+@Suite struct PilotsTourTests {
+    /// `pilots` sits beside the test bundle in the build folder.
+    static let executable: String = {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        // The runner may be inside Foo.xctest/Contents/MacOS on Apple platforms.
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("pilots").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        return "pilots"
+    }()
+
+    static let headings = [
+        "== Step 1. Register the models and their class tags ==",
+        "== Step 2. Save pilots with mixed fleets ==",
+        "== Step 3. Load them back: every subclass field intact ==",
+        "== Step 4. Migrate old documents ==",
+        "== Step 5. Revisions, history and a stale save ==",
+        "== Step 6. Export to .plist files ==",
+        "== Step 7. A document from a future version is refused and left untouched ==",
+    ]
+
+    struct Run {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+    }
+
+    static func run(_ arguments: [String]) throws -> Run {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        // stderr carries at most one line, so reading stdout first cannot block the child.
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(
+            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    static func expectCompleteTour(_ run: Run, store: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(run.status == 0, "stderr: \(run.stderr)", sourceLocation: sourceLocation)
+        #expect(run.stderr.isEmpty, sourceLocation: sourceLocation)
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        let found = lines.filter { $0.hasPrefix("== Step") }
+        #expect(found == headings, sourceLocation: sourceLocation)
+        #expect(!run.stdout.contains("BUG"), sourceLocation: sourceLocation)
+        for fact in [
+            "Equal to what was saved: yes",
+            "Glider          Schleicher ASK 21        SE-UXA  airframe 4297 h, launches: 1362 aerotow, 6071 winch",
+            "airframe 18446744073709551615 h",
+            "observer: migrated pilots-archive/ada-2019 from 1.0 to 2.0",
+            "PoweredAirplane Cessna 172S              SE-KMP  airframe 12400 h, 180 hp, engine 1840 h",
+            "Upgraded 4, left newer 0, quarantined 0",
+            "\"pilots-archive\" now: 4 at 2.0",
+            "Saving with the stale revision",
+            "Expected revision",
+            "Load refused: pilots/SE-PPL-0314: Not read: major version 3 is newer than this code reads (2); the document is left as it is",
+            "Save refused: pilots/SE-PPL-0314: The stored document has major version 3",
+            "newer = [\"SE-PPL-0314\"]",
+            "Stored document unchanged: revision",
+        ] {
+            #expect(run.stdout.contains(fact), "missing: \(fact)", sourceLocation: sourceLocation)
+        }
+        let exports = (store as NSString).deletingLastPathComponent + "/exports"
+        for file in ["SE-PPL-0042.plist", "SE-PPL-0042.xml", "pilots-binary/SE-SPL-1187.plist", "pilots-xml/JA-PPL-2231.plist"] {
+            #expect(FileManager.default.fileExists(atPath: exports + "/" + file), "missing \(file)", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func theTourRunsAllSevenStepsAndCanRunAgain() throws {
+        let folder = NSTemporaryDirectory() + "pilots-tour-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = folder + "/store.sqlite"
+
+        let first = try Self.run(["--db", store])
+        Self.expectCompleteTour(first, store: store)
+        #expect(first.stdout.contains("(new)"))
+        #expect(first.stdout.contains("SE-PPL-0042  revision 1 "))
+
+        let second = try Self.run(["--db", store])
+        Self.expectCompleteTour(second, store: store)
+        #expect(second.stdout.contains("(existing)"))
+        // Saved again on the same store: a new revision, not an error.
+        #expect(second.stdout.contains("SE-PPL-0042  revision 4 "))
+
+        let fresh = try Self.run(["--db", store, "--fresh"])
+        Self.expectCompleteTour(fresh, store: store)
+        #expect(fresh.stdout.contains("SE-PPL-0042  revision 1 "))
+    }
+
+    @Test func aMissingMigrationsFolderIsAnErrorNotACrash() throws {
+        let folder = NSTemporaryDirectory() + "pilots-tour-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let run = try Self.run(["--db", folder + "/store.sqlite", "--migrations", folder + "/nowhere"])
+        #expect(run.status == 1)
+        #expect(run.stderr.hasPrefix("pilots: cannot find Migrations/Pilots/pilot-v1.0.plist"))
+        #expect(!FileManager.default.fileExists(atPath: folder + "/store.sqlite"))
+    }
+}
