@@ -490,7 +490,7 @@ func storeContenders(for operation: StoreOperation, data: StoreData) throws -> [
             removeDatabase(at: path)
             try FileManager.default.copyItem(atPath: template, toPath: path)
         }
-        for (label, history) in [("", HistoryPolicy.keepAll), (", history keepNone", .keepNone)] {
+        for (label, history) in [(", history keepAll", HistoryPolicy.keepAll), (", history keepNone", .keepNone)] {
             let slot = Slot<Store>()
             let path = data.path("upgrade-store\(history == .keepNone ? "-keepnone" : "")")
             list.append(StoreContender(
