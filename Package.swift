@@ -73,9 +73,17 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: strictSettings
         ),
+        // A child process for the kill -9 durability tests: writes in a loop, reports each acknowledged write.
+        // Built with the tests (HangarTests depends on it), never part of a product.
+        .executableTarget(
+            name: "hangar-stress",
+            dependencies: ["Hangar", "PropertyList"],
+            path: "Tests/Tools/hangar-stress",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "HangarTests",
-            dependencies: ["Hangar", "PropertyList", "PilotModels"],
+            dependencies: ["Hangar", "PropertyList", "PilotModels", "hangar-stress"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -47,27 +47,26 @@ public enum AtomicFile {
 
     /// Replaces the file at `path` with `bytes`, atomically and durably. The new file keeps the old one's
     /// permissions, or gets 0644 (less the umask) when there was none.
+    ///
+    /// A writer killed half-way leaves its temporary file (`.NAME.hangar-XXXXXX`) behind; the next save of the
+    /// same file removes such files once no live writer holds them (each writer keeps its temporary file
+    /// locked with `flock` until it is renamed).
     public static func save(_ bytes: [UInt8], to path: String) throws(Failure) {
         let directory = parentDirectory(of: path)
+        let prefix = ".\(baseName(of: path)).hangar-"
         var mode: mode_t = 0o644
         var existing = stat()
         if stat(path, &existing) == 0 { mode = existing.st_mode & 0o7777 }
 
-        var template = Array("\(directory)/.\(baseName(of: path)).hangar-XXXXXX".utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { buffer in
-            buffer.baseAddress.map { mkstemp($0) } ?? -1
-        }
-        guard descriptor >= 0 else { throw failure(directory) }
-        let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let (descriptor, temporary) = try lockedTemporaryFile(in: directory, prefix: prefix)
         var committed = false
         defer {
             if !committed { unlink(temporary) }
+            // Closing releases the lock, only after the rename: until then a sweeper leaves the file alone.
+            close(descriptor)
         }
-        do {
-            defer { close(descriptor) }
-            try writeAll(bytes, to: descriptor, path: temporary)
-            guard fchmod(descriptor, mode) == 0, fsync(descriptor) == 0 else { throw failure(temporary) }
-        }
+        try writeAll(bytes, to: descriptor, path: temporary)
+        guard fchmod(descriptor, mode) == 0, fsync(descriptor) == 0 else { throw failure(temporary) }
         guard rename(temporary, path) == 0 else { throw failure(path) }
         committed = true
         // Flush the folder so the new name is on disk too.
@@ -76,6 +75,49 @@ public enum AtomicFile {
             _ = fsync(folder)
             close(folder)
         }
+        removeAbandonedTemporaryFiles(in: directory, prefix: prefix)
+    }
+
+    /// A new temporary file `directory/prefixXXXXXX`, open and locked.
+    private static func lockedTemporaryFile(in directory: String, prefix: String) throws(Failure) -> (Int32, String) {
+        while true {
+            var template = Array("\(directory)/\(prefix)XXXXXX".utf8CString)
+            let descriptor = template.withUnsafeMutableBufferPointer { buffer in
+                buffer.baseAddress.map { mkstemp($0) } ?? -1
+            }
+            guard descriptor >= 0 else { throw failure(directory) }
+            let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+            while flock(descriptor, LOCK_EX) != 0 && errno == EINTR {}
+            // Between mkstemp and flock a sweeper may have found the file unlocked and removed it: start over.
+            if isSameFile(descriptor, temporary) { return (descriptor, temporary) }
+            close(descriptor)
+        }
+    }
+
+    /// Removes `directory/prefixXXXXXX` files whose writer is gone: their lock is free.
+    private static func removeAbandonedTemporaryFiles(in directory: String, prefix: String) {
+        guard let folder = opendir(directory) else { return }
+        defer { closedir(folder) }
+        let length = prefix.utf8.count + 6
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard name.utf8.count == length, name.hasPrefix(prefix) else { continue }
+            let candidate = directory + "/" + name
+            let descriptor = open(candidate, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+            guard descriptor >= 0 else { continue }
+            defer { close(descriptor) }
+            // A live writer holds the lock until its rename; a free lock on a file still so named is abandoned.
+            guard flock(descriptor, LOCK_EX | LOCK_NB) == 0, isSameFile(descriptor, candidate) else { continue }
+            unlink(candidate)
+        }
+    }
+
+    private static func isSameFile(_ descriptor: Int32, _ path: String) -> Bool {
+        var opened = stat()
+        var named = stat()
+        return fstat(descriptor, &opened) == 0 && lstat(path, &named) == 0 && opened.st_ino == named.st_ino
+            && opened.st_dev == named.st_dev
     }
 
     /// Writes `bytes` to standard output.

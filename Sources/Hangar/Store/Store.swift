@@ -40,7 +40,7 @@ public final class Store: Sendable {
         }
         let connection = try Self.open(path: path, mode: .readWrite, configuration: configuration)
         try StoreSchema.migrate(connection, path: path)
-        writer = SerializedConnection(connection)
+        writer = SerializedConnection(connection, lock: inMemory ? NSLock() : WriterLocks.lock(for: path))
         if inMemory {
             readers = nil
         } else {
@@ -67,7 +67,9 @@ public final class Store: Sendable {
             if path != ":memory:" {
                 // WAL: readers never block the writer. The journal is truncated back to 64 MiB after
                 // checkpoints, so it cannot grow without bound.
-                _ = try connection.text("PRAGMA journal_mode = WAL")
+                _ = try connection.retryingWhileBusy { () throws(SQLiteError) in
+                    try connection.text("PRAGMA journal_mode = WAL")
+                }
                 try connection.execute("PRAGMA journal_size_limit = 67108864")
             }
             try connection.execute("PRAGMA synchronous = \(configuration.synchronous.rawValue)")
@@ -84,6 +86,10 @@ public final class Store: Sendable {
     /// its start, and never blocks writers.
     public func read<Result>(_ body: (ReadTransaction) throws -> Result) throws -> Result {
         guard let readers else {
+            // An in-memory store reads on its writer connection, which a write on this thread already holds.
+            precondition(
+                !Self.isWriting(self),
+                "Hangar: store.read inside store.write of the same in-memory store; read through the write transaction")
             return try writer.withConnection { connection in
                 try Self.run(ReadTransaction(connection: connection, store: self), on: connection, body)
             }
@@ -98,13 +104,16 @@ public final class Store: Sendable {
     /// store is a programmer error.
     @discardableResult
     public func write<Result>(_ body: (WriteTransaction) throws -> Result) throws -> Result {
-        precondition(!Self.isWriting(self), "Hangar: store.write called inside a write transaction of the same store")
-        let (result, mirrors) = try Self.$writingStores.withValue(Self.writingStores.union([ObjectIdentifier(self)])) {
+        // Keyed by the writer lock: a write inside a write of another store on the same file would wait forever.
+        precondition(
+            !Self.isWriting(self), "Hangar: store.write called inside a write transaction of the same store (or file)")
+        let (result, mirrors) = try Self.$writingStores.withValue(Self.writingStores.union([writer.lockID])) {
             try writer.withConnection { connection in
                 let transaction = WriteTransaction(connection: connection, store: self)
                 defer { transaction.invalidate() }
                 do throws(TransactionFailure<any Error>) {
                     let result = try connection.transaction(immediate: true) { try body(transaction) }
+                    connection.checkpointIfLogExceeds(Self.logSizeLimit)
                     return (result, transaction.pendingMirrors)
                 } catch {
                     switch error {
@@ -155,10 +164,14 @@ public final class Store: Sendable {
         }
     }
 
+    /// Twice the log SQLite's automatic checkpoints keep (1,000 pages of 4 KiB): beyond this, readers are
+    /// starving them and the writer empties the log itself (``SQLiteConnection/checkpointIfLogExceeds(_:)``).
+    static let logSizeLimit = 8 << 20
+
     @TaskLocal private static var writingStores: Set<ObjectIdentifier> = []
 
     private static func isWriting(_ store: Store) -> Bool {
-        writingStores.contains(ObjectIdentifier(store))
+        writingStores.contains(store.writer.lockID)
     }
 
     // MARK: Maintenance

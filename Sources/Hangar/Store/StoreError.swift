@@ -69,14 +69,23 @@ public struct StoreError: Error, CustomStringConvertible {
         return text
     }
 
+    /// ``Kind/conflict``, to match with `catch StoreError.conflict`.
     public static let conflict = Kind.conflict
+    /// ``Kind/notFound``, to match with `catch StoreError.notFound`.
     public static let notFound = Kind.notFound
+    /// ``Kind/newerMajor``, to match with `catch StoreError.newerMajor`.
     public static let newerMajor = Kind.newerMajor
+    /// ``Kind/undecodable``, to match with `catch StoreError.undecodable`.
     public static let undecodable = Kind.undecodable
+    /// ``Kind/invalidDocument``, to match with `catch StoreError.invalidDocument`.
     public static let invalidDocument = Kind.invalidDocument
+    /// ``Kind/newerSchema``, to match with `catch StoreError.newerSchema`.
     public static let newerSchema = Kind.newerSchema
+    /// ``Kind/io``, to match with `catch StoreError.io`.
     public static let io = Kind.io
+    /// ``Kind/invalidName``, to match with `catch StoreError.invalidName`.
     public static let invalidName = Kind.invalidName
+    /// ``Kind/database``, to match with `catch StoreError.database`.
     public static let database = Kind.database
 }
 

@@ -86,8 +86,7 @@ struct ByteReader {
     /// The caller has checked the range.
     func utf8String(at offset: Int, count: Int) -> String? {
         assert(offset >= 0 && count >= 0 && offset + count <= base.count)
-        let slice = UnsafeRawBufferPointer(rebasing: base[offset..<(offset + count)])
-        return String(validating: slice, as: UTF8.self)
+        return validatedUTF8(UnsafeRawBufferPointer(rebasing: base[offset..<(offset + count)]))
     }
 
     /// The string of `units` big-endian UTF-16 code units at `offset`, or `nil` when a surrogate is unpaired.
@@ -135,6 +134,36 @@ struct ByteReader {
         }
         return failed ? nil : string
     }
+}
+
+/// The string of `bytes` if they are valid UTF-8, else `nil`.
+///
+/// ASCII (the common case) is checked a word at a time and decoded without validation; other text is
+/// decoded (which repairs invalid sequences) and accepted only if it re-encodes to the same bytes.
+/// `String(validating:)` would do, but it looks up generic metadata on every call.
+func validatedUTF8(_ bytes: UnsafeRawBufferPointer) -> String? {
+    var index = 0
+    var combined: UInt64 = 0
+    while index + 8 <= bytes.count {
+        combined |= bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+        index += 8
+    }
+    while index < bytes.count {
+        combined |= UInt64(bytes[index])
+        index += 1
+    }
+    let string = String(decoding: bytes, as: UTF8.self)
+    if combined & 0x8080_8080_8080_8080 == 0 { return string }
+    var copy = string
+    let same = copy.withUTF8 { decoded in
+        decoded.count == bytes.count && decoded.elementsEqual(bytes)
+    }
+    return same ? string : nil
+}
+
+/// ``validatedUTF8(_:)`` over an array.
+func validatedUTF8(_ bytes: [UInt8]) -> String? {
+    bytes.withUnsafeBytes { validatedUTF8($0) }
 }
 
 /// Runs `body` with a `ByteReader` over `bytes`.

@@ -127,9 +127,18 @@ struct CalendarDate: Equatable {
     /// and up to that many digits (trailing zeros trimmed); then `Z`. `nil` when `seconds` is not finite or
     /// falls outside years 0000…9999.
     static func formatISO8601(_ seconds: Double, fractionDigits: Int = 0) -> [UInt8]? {
-        guard seconds.isFinite, writableRange.contains(seconds) else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(21 + fractionDigits)
+        return appendISO8601(seconds, fractionDigits: fractionDigits, to: &out) ? out : nil
+    }
+
+    /// ``formatISO8601(_:fractionDigits:)`` appended to `out` in place (no array per date or field);
+    /// `false`, with nothing appended, when the date cannot be written.
+    static func appendISO8601(_ seconds: Double, fractionDigits: Int = 0, to out: inout [UInt8]) -> Bool {
+        guard seconds.isFinite, writableRange.contains(seconds) else { return false }
         var whole = seconds.rounded(.down)
-        var fractionText: [UInt8] = []
+        var fraction = 0
+        var fractionWidth = 0
         if fractionDigits > 0 {
             var scale = 1.0
             for _ in 0..<fractionDigits { scale *= 10 }
@@ -138,43 +147,44 @@ struct CalendarDate: Equatable {
                 whole += 1
                 scaled = 0
             }
-            if scaled > 0 {
-                var digits = [UInt8](repeating: UInt8(ascii: "0"), count: fractionDigits)
-                var value = Int(scaled)
-                for position in stride(from: fractionDigits - 1, through: 0, by: -1) {
-                    digits[position] = UInt8(ascii: "0") + UInt8(value % 10)
-                    value /= 10
-                }
-                while digits.last == UInt8(ascii: "0") { digits.removeLast() }
-                fractionText = [UInt8(ascii: ".")] + digits
+            fraction = Int(scaled)
+            fractionWidth = fractionDigits
+            // Trailing zeros are trimmed.
+            while fractionWidth > 0, fraction % 10 == 0 {
+                fraction /= 10
+                fractionWidth -= 1
             }
         }
-        guard writableRange.contains(whole) else { return nil }
+        guard writableRange.contains(whole) else { return false }
         let date = CalendarDate(secondsSince2001: Int64(whole))
-        var out: [UInt8] = []
-        out.reserveCapacity(20 + fractionText.count)
-        func append(_ value: Int, width: Int) {
-            var digits = [UInt8](repeating: UInt8(ascii: "0"), count: width)
-            var rest = value
-            for position in stride(from: width - 1, through: 0, by: -1) {
-                digits[position] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-            }
-            out.append(contentsOf: digits)
-        }
-        append(date.year, width: 4)
+        appendDigits(date.year, width: 4, to: &out)
         out.append(UInt8(ascii: "-"))
-        append(date.month, width: 2)
+        appendDigits(date.month, width: 2, to: &out)
         out.append(UInt8(ascii: "-"))
-        append(date.day, width: 2)
+        appendDigits(date.day, width: 2, to: &out)
         out.append(UInt8(ascii: "T"))
-        append(date.hour, width: 2)
+        appendDigits(date.hour, width: 2, to: &out)
         out.append(UInt8(ascii: ":"))
-        append(date.minute, width: 2)
+        appendDigits(date.minute, width: 2, to: &out)
         out.append(UInt8(ascii: ":"))
-        append(date.second, width: 2)
-        out.append(contentsOf: fractionText)
+        appendDigits(date.second, width: 2, to: &out)
+        if fractionWidth > 0 {
+            out.append(UInt8(ascii: "."))
+            appendDigits(fraction, width: fractionWidth, to: &out)
+        }
         out.append(UInt8(ascii: "Z"))
-        return out
+        return true
+    }
+
+    /// `value` in decimal, zero-padded to `width` digits (`value` has at most `width` digits).
+    private static func appendDigits(_ value: Int, width: Int, to out: inout [UInt8]) {
+        var divisor = 1
+        for _ in 1..<width { divisor *= 10 }
+        var rest = value
+        while divisor > 0 {
+            out.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest / divisor))
+            rest %= divisor
+            divisor /= 10
+        }
     }
 }

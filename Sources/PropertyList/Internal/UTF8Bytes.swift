@@ -114,6 +114,40 @@ enum UTF8Bytes {
         return product.high ^ product.low
     }
 
+    /// What XML text needs to hold a string.
+    enum XMLText: Equatable {
+        /// Written as it is.
+        case plain
+        /// Holds `&`, `<` or `>`, which must be escaped.
+        case needsEscaping
+        /// Holds a character XML 1.0 cannot hold at all: a C0 control other than tab, LF, CR, or U+FFFE/U+FFFF.
+        case forbidden(UInt32)
+    }
+
+    /// Scans a string's UTF-8 once for what XML text needs.
+    static func scanXMLText(_ string: String) -> XMLText {
+        var copy = string
+        return copy.withUTF8 { bytes in
+            var result = XMLText.plain
+            var index = 0
+            let count = bytes.count
+            while index < count {
+                let byte = bytes[index]
+                if byte < 0x20 {
+                    if byte != 0x09 && byte != 0x0A && byte != 0x0D { return .forbidden(UInt32(byte)) }
+                } else if byte == 0x26 || byte == 0x3C || byte == 0x3E {
+                    result = .needsEscaping
+                } else if byte == 0xEF, index + 2 < count, bytes[index + 1] == 0xBF,
+                    bytes[index + 2] == 0xBE || bytes[index + 2] == 0xBF
+                {
+                    return .forbidden(bytes[index + 2] == 0xBE ? 0xFFFE : 0xFFFF)
+                }
+                index += 1
+            }
+            return result
+        }
+    }
+
     /// Equal-length buffers compared eight bytes at a time.
     private static func memoryEqual(_ x: UnsafeRawBufferPointer, _ y: UnsafeRawBufferPointer) -> Bool {
         var index = 0

@@ -198,7 +198,7 @@ struct JSONScanner {
             switch byte {
             case UInt8(ascii: "\""):
                 position += 1
-                guard let string = String(validating: scratch, as: UTF8.self) else {
+                guard let string = validatedUTF8(scratch) else {
                     throw failure(.invalidValue, "Found invalid UTF-8 in a string", at: start)
                 }
                 return string

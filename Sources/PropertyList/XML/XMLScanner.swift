@@ -697,7 +697,7 @@ struct XMLScanner {
         let decoded: String?
         switch text {
         case .region(let start, let count): decoded = reader.utf8String(at: start, count: count)
-        case .gathered: decoded = String(validating: scratch, as: UTF8.self)
+        case .gathered: decoded = validatedUTF8(scratch)
         }
         guard let decoded else { throw failure(.invalidValue, "Found invalid UTF-8", at: offset) }
         return decoded

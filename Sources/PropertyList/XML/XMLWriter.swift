@@ -75,15 +75,14 @@ struct XMLEmitter {
         case .boolean(let flag):
             if flag { append("<true/>\n") } else { append("<false/>\n") }
         case .date(let seconds):
-            guard let text = CalendarDate.formatISO8601(seconds) else {
+            append("<date>")
+            guard CalendarDate.appendISO8601(seconds, to: &out) else {
                 throw WriteFailure(
                     .unrepresentable,
                     seconds.isFinite
                         ? "A date outside years 0000…9999 cannot be written as XML"
                         : "A date that is not finite cannot be written as XML")
             }
-            append("<date>")
-            out.append(contentsOf: text)
             append("</date>\n")
         case .data(let bytes):
             append("<data>\n")
@@ -131,35 +130,21 @@ struct XMLEmitter {
 
     /// Appends `string` with `&`, `<`, `>` escaped, after checking that XML 1.0 can hold every character.
     private mutating func appendEscaped(_ string: String) throws(WriteFailure) {
-        var needsEscaping = false
-        var afterEF = 0  // 1 after 0xEF, 2 after 0xEF 0xBF: U+FFFE/U+FFFF are EF BF BE/BF.
-        for byte in string.utf8 {
-            if byte < 0x20 {
-                guard byte == 0x09 || byte == 0x0A || byte == 0x0D else {
-                    throw WriteFailure(
-                        .unrepresentable,
-                        "A string holds U+\(XMLScanner.hex4(UInt32(byte))), which XML 1.0 cannot hold")
-                }
-            } else if byte == UInt8(ascii: "&") || byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">") {
-                needsEscaping = true
-            } else if afterEF == 2, byte >= 0xBE, byte <= 0xBF {
-                throw WriteFailure(
-                    .unrepresentable,
-                    "A string holds U+\(byte == 0xBE ? "FFFE" : "FFFF"), which XML 1.0 cannot hold")
-            }
-            afterEF = byte == 0xEF ? 1 : (afterEF == 1 && byte == 0xBF ? 2 : 0)
-        }
-        guard needsEscaping else {
+        switch UTF8Bytes.scanXMLText(string) {
+        case .plain:
             out.append(contentsOf: string.utf8)
-            return
-        }
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "&"): append("&amp;")
-            case UInt8(ascii: "<"): append("&lt;")
-            case UInt8(ascii: ">"): append("&gt;")
-            default: out.append(byte)
+        case .needsEscaping:
+            for byte in string.utf8 {
+                switch byte {
+                case UInt8(ascii: "&"): append("&amp;")
+                case UInt8(ascii: "<"): append("&lt;")
+                case UInt8(ascii: ">"): append("&gt;")
+                default: out.append(byte)
+                }
             }
+        case .forbidden(let scalar):
+            throw WriteFailure(
+                .unrepresentable, "A string holds U+\(XMLScanner.hex4(scalar)), which XML 1.0 cannot hold")
         }
     }
 

@@ -84,3 +84,30 @@ struct Airfield: VersionedDocument {
                 == ["majorVersion": 2, "minorVersion": 0, "icao": "ESSB", "name": "Bromma", "elevationFeet": 47])
     }
 }
+
+/// The README shows the marked code of this file, line for line: an edit to one must be made to the other.
+@Suite struct QuickStartReadmeTests {
+    static let root: String = {
+        var parts = String(#filePath).split(separator: "/", omittingEmptySubsequences: false)
+        parts.removeLast(4)
+        return parts.joined(separator: "/")
+    }()
+
+    @Test func readmeShowsThisFilesCode() throws {
+        let readme = String(decoding: try #require(FileManager.default.contents(atPath: Self.root + "/README.md")), as: UTF8.self)
+        let source = String(decoding: try #require(FileManager.default.contents(atPath: #filePath)), as: UTF8.self)
+        let model = try section(of: source, from: "// README quick start: model\n", to: "// README quick start: end of model")
+        let use = try section(of: source, from: "        // README quick start: use\n", to: "        // README quick start: end of use")
+            .split(separator: "\n", omittingEmptySubsequences: false)
+            .map { $0.hasPrefix("        ") ? String($0.dropFirst(8)) : String($0) }
+            .joined(separator: "\n")
+        #expect(readme.contains(model.trimmingCharacters(in: .newlines)), "the README's model differs from this file's")
+        #expect(readme.contains(use.trimmingCharacters(in: .newlines)), "the README's use differs from this file's")
+    }
+
+    private func section(of text: String, from start: String, to end: String) throws -> String {
+        let lower = try #require(text.range(of: start)).upperBound
+        let upper = try #require(text.range(of: end, range: lower..<text.endIndex)).lowerBound
+        return String(text[lower..<upper])
+    }
+}

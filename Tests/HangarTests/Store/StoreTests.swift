@@ -240,3 +240,28 @@ private final class LockedLines: @unchecked Sendable {
     func append(_ line: String) { lock.withLock { values.append(line) } }
     var lines: [String] { lock.withLock { values } }
 }
+
+@Suite struct StoreMisuseTests {
+    @Test func readInsideWriteOfAnInMemoryStoreStopsInsteadOfDeadlocking() async {
+        await #expect(processExitsWith: .failure) {
+            let store = try Store.inMemory()
+            try store.write { _ in try store.read { _ in } }
+        }
+    }
+
+    @Test func writeInsideWriteStops() async {
+        await #expect(processExitsWith: .failure) {
+            let store = try Store.inMemory()
+            try store.write { _ in try store.write { _ in } }
+        }
+    }
+
+    @Test func readInsideWriteOfAFileStoreSeesTheStateBeforeTheWrite() throws {
+        let store = try Backend.file.makeStore()
+        try store.write { transaction in
+            try transaction.save(Note(title: "pending", body: ""), key: "p")
+            #expect(try store.read { try $0.exists(in: "notes", key: "p") } == false)
+            #expect(try transaction.exists(in: "notes", key: "p"))
+        }
+    }
+}

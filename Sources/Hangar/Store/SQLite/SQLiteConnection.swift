@@ -1,4 +1,5 @@
 import CSQLite
+import Foundation
 
 /// A failed SQLite call: the extended result code, SQLite's message and the statement's SQL.
 /// Bound values are never part of it.
@@ -27,6 +28,10 @@ final class SQLiteConnection {
 
     private let handle: OpaquePointer
     private var statementCache: [String: SQLiteStatement] = [:]
+    private let busyTimeout: Int32
+    /// The write-ahead log of a file database, and the size at which ``checkpointIfLogExceeds(_:)`` acts next.
+    private let logPath: String?
+    private var nextCheckpointSize: Int?
     /// Set while a transaction runs, to refuse nested `transaction` calls (SQLite has no nested BEGIN).
     private(set) var isInTransaction = false
 
@@ -47,6 +52,8 @@ final class SQLiteConnection {
             throw SQLiteError(code: status, message: message, sql: nil)
         }
         handle = pointer
+        self.busyTimeout = busyTimeout
+        logPath = path == ":memory:" || path.isEmpty ? nil : path + "-wal"
         sqlite3_extended_result_codes(handle, 1)
         sqlite3_busy_timeout(handle, busyTimeout)
         _ = hangar_sqlite3_enable_defensive(handle)
@@ -134,6 +141,39 @@ final class SQLiteConnection {
         if sqlite3_get_autocommit(handle) == 0 {
             _ = try? execute("ROLLBACK")
         }
+    }
+
+    /// Runs `body` again while it fails with SQLITE_BUSY, for up to the busy timeout: for statements SQLite
+    /// does not run the busy handler for. Changing the journal mode is one: the connection has read the
+    /// header under a shared lock and then needs an exclusive one, and rather than risk a deadlock SQLite
+    /// reports SQLITE_BUSY at once (seen when several stores open a new file at the same moment).
+    func retryingWhileBusy<Result>(_ body: () throws(SQLiteError) -> Result) throws(SQLiteError) -> Result {
+        let deadline = Date(timeIntervalSinceNow: Double(busyTimeout) / 1000)
+        while true {
+            do {
+                return try body()
+            } catch where error.primaryCode == SQLITE_BUSY && Date() < deadline {
+                sqlite3_sleep(Int32.random(in: 1...10))
+            }
+        }
+    }
+
+    /// Empties the write-ahead log when it has grown past `limit` bytes.
+    ///
+    /// SQLite's automatic checkpoints are passive: under a steady stream of overlapping readers there is never
+    /// a moment when the log may start over, and it grows with every commit (by tens of megabytes per
+    /// thousand small writes, without bound). A TRUNCATE checkpoint waits (at most 100 ms) for the readers
+    /// of older snapshots to finish, without blocking new readers, and then empties the log. When readers
+    /// hold on longer it gives up and tries again once the log has grown by another `limit`. Best effort, after
+    /// a commit: it never fails the write.
+    func checkpointIfLogExceeds(_ limit: Int) {
+        guard let logPath else { return }
+        var info = stat()
+        guard stat(logPath, &info) == 0, Int(info.st_size) > (nextCheckpointSize ?? limit) else { return }
+        sqlite3_busy_timeout(handle, 100)
+        defer { sqlite3_busy_timeout(handle, busyTimeout) }
+        let blocked = (try? integer("PRAGMA wal_checkpoint(TRUNCATE)")) ?? 1
+        nextCheckpointSize = blocked == 0 ? nil : Int(info.st_size) + limit
     }
 
     /// The error SQLite reports for the last call on this connection.

@@ -1,0 +1,149 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A real child process (`hangar-stress`) whose standard output is read line by line as it comes, and
+/// which the test kills with SIGKILL. Spawned with posix_spawn so that the pipe's ends are exactly
+/// controlled: the parent's end is close-on-exec, so no other process the test runner starts keeps it
+/// open and end-of-file arrives as soon as the child dies.
+final class ChildProcess: @unchecked Sendable {
+    let pid: pid_t
+    let stderrPath: String
+    private let condition = NSCondition()
+    private var output: [UInt8] = []
+    private var reachedEnd = false
+    private var exitStatus: Int32?
+
+    /// `hangar-stress` sits beside the test bundle in the build folder (it is a dependency of the tests).
+    static let executable: String = {
+        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var directory = bundle.deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("hangar-stress").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        return "hangar-stress"
+    }()
+
+    /// Starts `hangar-stress arguments…`, its standard error going to `stderrPath`.
+    init(_ arguments: [String], stderrPath: String) throws {
+        self.stderrPath = stderrPath
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        let (readEnd, writeEnd) = (fds[0], fds[1])
+        // (pipe2 with O_CLOEXEC is not imported; the window until these calls is tiny.)
+        _ = fcntl(readEnd, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(writeEnd, F_SETFD, FD_CLOEXEC)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, writeEnd, 1)
+        posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let argv = ([Self.executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var child: pid_t = 0
+        let status = posix_spawn(&child, Self.executable, &actions, nil, argv, environ)
+        close(writeEnd)
+        guard status == 0 else {
+            close(readEnd)
+            throw POSIXError(POSIXErrorCode(rawValue: status) ?? .EIO)
+        }
+        pid = child
+        let reader = Thread { [self] in self.readAll(from: readEnd) }
+        reader.start()
+    }
+
+    private func readAll(from descriptor: Int32) {
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            condition.lock()
+            if count > 0 {
+                output.append(contentsOf: chunk[..<count])
+            } else {
+                reachedEnd = true
+            }
+            condition.broadcast()
+            condition.unlock()
+            if count <= 0 { break }
+        }
+        close(descriptor)
+    }
+
+    /// Waits until the child's first line is `line`; false if it printed something else, ended or time ran out.
+    func waitForFirstLine(_ line: String, timeout: TimeInterval) -> Bool {
+        let wanted = Array((line + "\n").utf8)
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while output.count < wanted.count && !reachedEnd {
+            if !condition.wait(until: deadline) { return false }
+        }
+        return output.starts(with: wanted)
+    }
+
+    /// Waits until the output contains `text`; false if the child ended or time ran out.
+    func waitForOutput(containing text: String, timeout: TimeInterval) -> Bool {
+        let needle = Array(text.utf8)
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if output.count >= needle.count,
+                (0...(output.count - needle.count)).contains(where: { output[$0..<($0 + needle.count)].elementsEqual(needle) })
+            {
+                return true
+            }
+            if reachedEnd || !condition.wait(until: deadline) { return false }
+        }
+    }
+
+    /// Sends SIGKILL (if still running) and waits for the child; returns its wait status.
+    @discardableResult
+    func killAndWait() -> Int32 {
+        kill(pid, SIGKILL)
+        return waitForExit()
+    }
+
+    /// Waits for the child to end; returns its wait status.
+    func waitForExit() -> Int32 {
+        if let exitStatus { return exitStatus }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        exitStatus = status
+        return status
+    }
+
+    /// Whether the child was ended by SIGKILL (rather than exiting by itself, which means it failed).
+    static func wasKilled(_ status: Int32) -> Bool {
+        // WIFSIGNALED / WTERMSIG, which Swift does not import as functions.
+        (status & 0x7F) == SIGKILL
+    }
+
+    /// The complete lines the child printed, after it ended. A line cut short by the kill is dropped: it was
+    /// never fully reported.
+    func completeLines() -> [String] {
+        condition.lock()
+        while !reachedEnd { condition.wait() }
+        let bytes = output
+        condition.unlock()
+        guard let lastNewline = bytes.lastIndex(of: UInt8(ascii: "\n")) else { return [] }
+        return bytes[..<lastNewline].split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+            .map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// What the child wrote to standard error.
+    var standardError: String {
+        (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
+    }
+}

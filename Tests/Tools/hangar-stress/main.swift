@@ -1,0 +1,205 @@
+// hangar-stress: a child process for the durability tests (Tests/HangarTests/Durability).
+//
+// It opens a real store file and writes in a loop until it is killed, writing one line to standard output
+// for every operation *after* the store acknowledged it (the `write` or `export` call returned). The
+// parent kills it with SIGKILL at random moments and checks that every acknowledged line is in the store.
+//
+//   hangar-stress save-loop DB RUN-ID SEED full|normal
+//       Saves envelopes to collections "ledger" (history keepAll) and "recent" (history keepLast(2)):
+//       single saves and 3-document transactions. Every document names its transaction and all of the
+//       transaction's members. One line per acknowledged write:
+//       ack TX COLLECTION/KEY@REVISION=HEX [COLLECTION/KEY@REVISION=HEX ...]
+//   hangar-stress export-loop DB FILE RUN-ID SEED
+//       Saves "exports/doc" with a payload of random size and exports it to FILE atomically; one line per
+//       acknowledged export: exported REVISION BYTE-COUNT
+//
+// Before the loop starts it prints `ready`. Any failure goes to standard error with exit status 1.
+// Written against Hangar's public API only; not part of any product.
+
+import Foundation
+import Hangar
+import PropertyList
+
+/// The same configuration the test opens the store with.
+func stressConfiguration(synchronous: StoreConfiguration.Synchronous) -> StoreConfiguration {
+    var configuration = StoreConfiguration()
+    configuration.synchronous = synchronous
+    configuration.collections["ledger"] = CollectionOptions(history: .keepAll)
+    configuration.collections["recent"] = CollectionOptions(history: .keepLast(2))
+    configuration.collections["exports"] = CollectionOptions(history: .keepLast(3))
+    return configuration
+}
+
+/// A small deterministic generator (SplitMix64), so that a run can be replayed from its seed.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Writes a whole line to standard output with write(2): no buffer that a SIGKILL could lose or tear
+/// beyond the line being written.
+func emit(_ line: String) {
+    let bytes = Array((line + "\n").utf8)
+    var written = 0
+    while written < bytes.count {
+        let count = bytes[written...].withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+        if count < 0 {
+            if errno == EINTR { continue }
+            exit(3)
+        }
+        written += count
+    }
+}
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data(("hangar-stress: " + message + "\n").utf8))
+    exit(1)
+}
+
+func hex(_ bytes: [UInt8]) -> String {
+    let digits = Array("0123456789abcdef".utf8)
+    var text: [UInt8] = []
+    text.reserveCapacity(bytes.count * 2)
+    for byte in bytes {
+        text.append(digits[Int(byte >> 4)])
+        text.append(digits[Int(byte & 0xF)])
+    }
+    return String(decoding: text, as: UTF8.self)
+}
+
+func randomBytes(_ count: Int, using generator: inout SplitMix64) -> [UInt8] {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(count + 8)
+    while bytes.count < count {
+        let word = generator.next()
+        for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
+    }
+    return Array(bytes.prefix(count))
+}
+
+// MARK: save-loop
+
+struct Target: Hashable {
+    let collection: String
+    let key: String
+}
+
+func saveLoop(path: String, runID: String, seed: UInt64, synchronous: StoreConfiguration.Synchronous) {
+    let store: Store
+    do {
+        store = try Store(path: path, configuration: stressConfiguration(synchronous: synchronous))
+    } catch {
+        fail("cannot open \(path): \(error)")
+    }
+    let targets =
+        (0..<12).map { Target(collection: "ledger", key: "k\($0)") }
+        + (0..<6).map { Target(collection: "recent", key: "r\($0)") }
+    var generator = SplitMix64(state: seed)
+    emit("ready")
+    var sequence = 0
+    while true {
+        sequence += 1
+        let transactionID = "\(runID)-\(sequence)"
+        let count = Bool.random(using: &generator) ? 1 : 3
+        var chosen: [Target] = []
+        while chosen.count < count {
+            let target = targets[Int.random(in: 0..<targets.count, using: &generator)]
+            if !chosen.contains(target) { chosen.append(target) }
+        }
+        let payloads = chosen.map { _ in randomBytes(Int.random(in: 0...200, using: &generator), using: &generator) }
+        do {
+            let saved = try store.write { transaction -> [(Target, Int, [UInt8])] in
+                // Revisions are known up front, so every member can name all the others exactly.
+                let revisions = try chosen.map { target in
+                    (try transaction.document(in: target.collection, key: target.key)?.revision ?? 0) + 1
+                }
+                let members: [PropertyList] = zip(chosen, revisions).map { target, revision in
+                    .string("\(target.collection)/\(target.key)@\(revision)")
+                }
+                var saved: [(Target, Int, [UInt8])] = []
+                for (index, target) in chosen.enumerated() {
+                    let envelope: PropertyList = .dictionary([
+                        "majorVersion": 1, "minorVersion": 0,
+                        "tx": .string(transactionID),
+                        "key": .string(target.key),
+                        "revision": .integer(.init(revisions[index])),
+                        "members": .array(members),
+                        "payload": .data(payloads[index]),
+                    ])
+                    let revision = try transaction.save(
+                        envelope: envelope, key: target.key, in: target.collection,
+                        expectedRevision: revisions[index] - 1)
+                    guard revision == revisions[index] else {
+                        fail("save returned revision \(revision), expected \(revisions[index])")
+                    }
+                    saved.append((target, revision, try envelope.encoded(as: .binary)))
+                }
+                return saved
+            }
+            emit(
+                "ack \(transactionID) "
+                    + saved.map { "\($0.0.collection)/\($0.0.key)@\($0.1)=\(hex($0.2))" }.joined(separator: " "))
+            // Now and then a checkpoint, so that kills also land while the WAL is copied into the database.
+            if Int.random(in: 0..<40, using: &generator) == 0 { try store.checkpoint() }
+        } catch {
+            fail("write \(transactionID) failed: \(error)")
+        }
+    }
+}
+
+// MARK: export-loop
+
+func exportLoop(path: String, file: String, runID: String, seed: UInt64) {
+    let store: Store
+    do {
+        store = try Store(path: path, configuration: stressConfiguration(synchronous: .full))
+    } catch {
+        fail("cannot open \(path): \(error)")
+    }
+    var generator = SplitMix64(state: seed)
+    emit("ready")
+    var sequence = 0
+    while true {
+        sequence += 1
+        // Sizes from empty to 256 KiB: a torn file is always detectable, and a large one takes a while to write.
+        let size = Int.random(in: 0...(1 << 18), using: &generator)
+        let payload = randomBytes(size, using: &generator)
+        do {
+            let revision = try store.write { transaction in
+                let current = try transaction.document(in: "exports", key: "doc")?.revision ?? 0
+                let envelope: PropertyList = .dictionary([
+                    "majorVersion": 1, "minorVersion": 0, "run": .string("\(runID)-\(sequence)"),
+                    "revision": .integer(.init(current + 1)), "size": .integer(.init(size)),
+                    "payload": .data(payload),
+                ])
+                return try transaction.save(envelope: envelope, key: "doc", in: "exports", expectedRevision: current)
+            }
+            let exported = try store.export(key: "doc", in: "exports", to: file)
+            guard exported == revision else { fail("exported revision \(exported), saved \(revision)") }
+            emit("exported \(revision) \(size)")
+        } catch {
+            fail("export \(runID)-\(sequence) failed: \(error)")
+        }
+    }
+}
+
+// MARK: main
+
+let arguments = CommandLine.arguments
+switch arguments.dropFirst().first {
+case "save-loop" where arguments.count == 6:
+    guard let seed = UInt64(arguments[4]), let synchronous = StoreConfiguration.Synchronous(rawValue: arguments[5].uppercased())
+    else { fail("bad arguments \(arguments)") }
+    saveLoop(path: arguments[2], runID: arguments[3], seed: seed, synchronous: synchronous)
+case "export-loop" where arguments.count == 6:
+    guard let seed = UInt64(arguments[5]) else { fail("bad seed \(arguments[5])") }
+    exportLoop(path: arguments[2], file: arguments[3], runID: arguments[4], seed: seed)
+default:
+    fail("usage: hangar-stress save-loop DB RUN-ID SEED full|normal | export-loop DB FILE RUN-ID SEED")
+}
