@@ -29,8 +29,6 @@ print("hangar-bench \(options.quick ? "(quick) " : "")- \(Date())")
 print("machine: \(info.operatingSystemVersionString), \(info.activeProcessorCount) cores, "
     + "\(info.physicalMemory >> 30) GiB; load average before: \(loadAverage())")
 print("allocation counting: \(Harness.countsAllocations ? "on (malloc-family calls per run, fewest seen)" : "off")")
-print("MB/s = reference input size / time (the same size for every contender of a row group);")
-print("ours/peer = peer time / our time (>1: we are faster); contenders take turns within each round.")
 
 // MARK: Datasets
 
@@ -104,6 +102,8 @@ do {
 
 let ours = OurCodecs.probe(xmlSample: datasets.first?.xml ?? [])
 if !datasets.isEmpty {
+    print("MB/s = reference input size / time (the same size for every contender of a row group);")
+    print("ours/peer = peer time / our time (>1: we are faster); contenders take turns within each round.")
     print("\nsetup: \(elapsed(since: setupStart)); our XML reader: \(ours.xmlReader ? "present" : "n/a (unsupported)"), "
         + "our XML writer: \(ours.xmlWriter ? "present" : "n/a (unsupported)")")
 }
