@@ -1,11 +1,12 @@
 // swift-tools-version: 6.1
 // The benchmark is its own package (STYLE #24), so the main package's `swift build` / `swift test` never builds it.
 // Run: `cd Benchmarks && swift run -c release hangar-bench [--quick] [--filter NAME]`.
+// The store rows (`--filter store`) need libsqlite3-dev, as the root package does.
 import PackageDescription
 
 let package = Package(
     name: "HangarBenchmarks",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "hangar-bench", targets: ["hangar-bench"]),
     ],
@@ -15,11 +16,19 @@ let package = Package(
     targets: [
         // Counts malloc-family calls (glibc only), so each row can report allocations per operation.
         .target(name: "CAllocationCounter"),
+        // The system SQLite for the raw baseline of the store rows (the root package's CSQLite is not a product).
+        .systemLibrary(
+            name: "BenchSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
         .executableTarget(
             name: "hangar-bench",
             dependencies: [
                 "CAllocationCounter",
+                "BenchSQLite",
                 .product(name: "PropertyList", package: "Hangar"),
+                .product(name: "Hangar", package: "Hangar"),
             ],
             swiftSettings: [
                 .enableUpcomingFeature("ExistentialAny"),

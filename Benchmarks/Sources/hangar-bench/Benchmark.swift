@@ -14,12 +14,15 @@ struct Options {
         usage: swift run -c release hangar-bench [--quick] [--filter OPS] [--dataset NAMES] [--contender NAMES]
                                               [--iterations N]
 
-          --quick           the ~1 MB document and the corpus file only, 1 warm-up and 3 runs (a smoke run)
+          --quick           the ~1 MB document and the corpus file only, 1 warm-up and 3 runs; the store rows on
+                            2,000 documents (a smoke run)
           --filter OPS      comma-separated substrings of operation names: binary-decode, binary-encode,
-                            xml-decode, xml-encode (e.g. --filter decode, --filter binary-encode)
-          --dataset NAMES   comma-separated substrings of dataset names: pilots-1MB, pilots-30MB, corpus-rust-3byte
+                            xml-decode, xml-encode, store-batch-save, store-single-save, store-load,
+                            store-upgrade (e.g. --filter decode, --filter store)
+          --dataset NAMES   comma-separated substrings of dataset names: pilots-1MB, pilots-30MB, corpus-rust-3byte,
+                            store-10k (store-2k with --quick)
           --contender NAMES comma-separated substrings of contender names (e.g. --contender hangar, for a profiler)
-          --iterations N    measured runs per contender (default: 11 small, 5 large, 31 corpus)
+          --iterations N    measured runs per contender (default: 11 small, 5 large, 31 corpus; store 9, 5 single saves)
         """
 
     init(arguments: [String]) throws {
@@ -48,8 +51,8 @@ struct Options {
         }
     }
 
-    func includes(_ operation: Operation) -> Bool {
-        operationFilters.isEmpty || operationFilters.contains { operation.rawValue.contains($0) }
+    func includes(operationNamed name: String) -> Bool {
+        operationFilters.isEmpty || operationFilters.contains { name.contains($0) }
     }
 
     func includes(_ contender: Contender) -> Bool {

@@ -1,5 +1,5 @@
 // hangar-bench: our codec against Foundation's PropertyListSerialization and PropertyListDecoder/Encoder,
-// on the same documents, in one run. See Benchmarks/README.md.
+// on the same documents, in one run; and the store against raw SQLite on the same blobs. See Benchmarks/README.md.
 import Foundation
 import PropertyList
 
@@ -29,8 +29,6 @@ print("hangar-bench \(options.quick ? "(quick) " : "")- \(Date())")
 print("machine: \(info.operatingSystemVersionString), \(info.activeProcessorCount) cores, "
     + "\(info.physicalMemory >> 30) GiB; load average before: \(loadAverage())")
 print("allocation counting: \(Harness.countsAllocations ? "on (malloc-family calls per run, fewest seen)" : "off")")
-print("MB/s = reference input size / time (the same size for every contender of a row group);")
-print("ours/peer = peer time / our time (>1: we are faster); contenders take turns within each round.")
 
 // MARK: Datasets
 
@@ -41,10 +39,13 @@ struct DatasetPlan {
     var iterations: Int
 }
 
+// The codec datasets are built only when a codec operation runs (`--filter store` skips their ~35 s setup).
+let codecOperations = Operation.allCases.filter { options.includes(operationNamed: $0.rawValue) }
 var plans = [DatasetPlan(name: "pilots-1MB", pilots: 1_000, warmUp: 2, iterations: 11)]
 if !options.quick {
     plans.append(DatasetPlan(name: "pilots-30MB", pilots: 31_000, warmUp: 1, iterations: 5))
 }
+if codecOperations.isEmpty { plans = [] }
 
 var datasets: [Dataset] = []
 let setupStart = ContinuousClock.now
@@ -64,7 +65,7 @@ do {
 
     let corpusName = "corpus-rust-3byte"
     let corpusFile = "rust-three-byte-offsets.bplist"
-    if options.includes(datasetNamed: corpusName) {
+    if !codecOperations.isEmpty && options.includes(datasetNamed: corpusName) {
         if let path = locateCorpusFile(corpusFile), let data = FileManager.default.contents(atPath: path) {
             let bytes = [UInt8](data)
             let value = try PropertyList(binary: bytes)
@@ -100,8 +101,12 @@ do {
 }
 
 let ours = OurCodecs.probe(xmlSample: datasets.first?.xml ?? [])
-print("\nsetup: \(elapsed(since: setupStart)); our XML reader: \(ours.xmlReader ? "present" : "n/a (unsupported)"), "
-    + "our XML writer: \(ours.xmlWriter ? "present" : "n/a (unsupported)")")
+if !datasets.isEmpty {
+    print("MB/s = reference input size / time (the same size for every contender of a row group);")
+    print("ours/peer = peer time / our time (>1: we are faster); contenders take turns within each round.")
+    print("\nsetup: \(elapsed(since: setupStart)); our XML reader: \(ours.xmlReader ? "present" : "n/a (unsupported)"), "
+        + "our XML writer: \(ours.xmlWriter ? "present" : "n/a (unsupported)")")
+}
 for dataset in datasets {
     print("  \(dataset.name): binary \(megabytes(dataset.binary.count)), XML \(megabytes(dataset.xml.count)) "
         + "(XML input written by PropertyListSerialization); \(dataset.warmUp) warm-up + \(dataset.iterations) runs")
@@ -112,7 +117,7 @@ fflush(nil)  // all streams: progress shows when stdout is a file
 // MARK: Runs
 
 let runStart = ContinuousClock.now
-for operation in Operation.allCases where options.includes(operation) {
+for operation in codecOperations where !datasets.isEmpty {
     var results: [(Dataset, [Contender], [Outcome])] = []
     for dataset in datasets {
         let list = contenders(for: operation, on: dataset, ours: ours).filter(options.includes)
@@ -121,5 +126,25 @@ for operation in Operation.allCases where options.includes(operation) {
     }
     report(operation, results: results)
     fflush(nil)  // all streams: progress shows when stdout is a file
+}
+
+// MARK: Store rows
+
+let storePlan =
+    options.quick
+    ? StorePlan(
+        name: "store-2k", documents: 2_000, singleSaves: 100, loads: 2_000, warmUp: 1, iterations: 3,
+        singleSaveIterations: 3)
+    : StorePlan(
+        name: "store-10k", documents: 10_000, singleSaves: 500, loads: 10_000, warmUp: 1, iterations: 9,
+        singleSaveIterations: 5)
+let storeOperations = StoreOperation.allCases.filter { options.includes(operationNamed: $0.rawValue) }
+if !storeOperations.isEmpty && options.includes(datasetNamed: storePlan.name) {
+    do {
+        try runStoreBenchmarks(storePlan, operations: storeOperations, options: options)
+    } catch {
+        FileHandle.standardError.write(Data("hangar-bench: store rows failed: \(error)\n".utf8))
+        exit(1)
+    }
 }
 print("\nruns: \(elapsed(since: runStart)); load average after: \(loadAverage())")

@@ -158,10 +158,10 @@ public enum StoreFileNames {
                 name += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
             }
         }
-        // A key too long for a file name keeps its first 200 bytes and gains a digest of the whole.
+        // A key too long for a file name keeps its first 200 characters (all ASCII by now) and gains a
+        // digest of the whole key.
         if name.utf8.count > 240 {
-            name = String(name.utf8.prefix(200)).map { String($0) } ?? String(name.prefix(200))
-            name += "~" + String(StoreFileNames.digest(key), radix: 16)
+            name = String(name.prefix(200)) + "~" + String(StoreFileNames.digest(key), radix: 16)
         }
         return name + ".plist"
     }

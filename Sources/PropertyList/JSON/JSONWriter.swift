@@ -62,7 +62,7 @@ struct JSONEmitter {
         case .date(let seconds):
             guard options.lossyDatesAndData else {
                 throw WriteFailure(
-                    .unrepresentable, "A date cannot be written as JSON (allow lossy dates and data to write a string)")
+                    .unrepresentable, "A date cannot be written as JSON (lossyDatesAndData writes it as a string)")
             }
             guard let text = CalendarDate.formatISO8601(seconds, fractionDigits: 6) else {
                 throw WriteFailure(
@@ -77,7 +77,7 @@ struct JSONEmitter {
         case .data(let bytes):
             guard options.lossyDatesAndData else {
                 throw WriteFailure(
-                    .unrepresentable, "Data cannot be written as JSON (allow lossy dates and data to write base64)")
+                    .unrepresentable, "Data cannot be written as JSON (lossyDatesAndData writes it as base64)")
             }
             out.append(UInt8(ascii: "\""))
             Base64.encode(bytes, 0..<bytes.count, into: &out)

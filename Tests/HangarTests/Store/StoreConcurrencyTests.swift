@@ -110,10 +110,15 @@ import Testing
             #expect(balances.reduce(0, +) == Int64(Self.accountKeys.count * Self.openingBalance))
             #expect(try store.checkIntegrity() == ["ok"])
         }
-        // Readers overlapping all the time starve SQLite's passive checkpoints; the log must still stay bounded
-        // (it reached 14-18 MB here before the store emptied it itself past 8 MiB).
+        // Readers overlapping all the time starve SQLite's passive checkpoints, and may delay the store's own
+        // (it waits 100 ms for them, then tries again 8 MiB later), so the peak depends on timing. What must
+        // hold: once readers stop overlapping, the next commit brings the log back under the 8 MiB threshold
+        // (without the store's checkpoints it stayed at 14-18 MB here, up to 53 MB after 4,000 writes).
+        let peak = try #require(FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int)
+        #expect(peak < 40 << 20, "peak \(peak)")
+        try await stores[0].write { try $0.save(envelope: ["majorVersion": 1, "minorVersion": 0], key: "last", in: "log") }
         let logSize = try #require(FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int)
-        #expect(logSize < 12 << 20)
+        #expect(logSize <= 9 << 20, "after the readers stopped: \(logSize)")
         #expect(snapshot.increments + snapshot.transfers == 4 * Self.writesPerWriter)
         // Optimistic writers on one hot key must have collided, and each collision was a conflict.
         #expect(snapshot.conflicts > 0)

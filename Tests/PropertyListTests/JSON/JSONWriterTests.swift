@@ -31,8 +31,8 @@ import Testing
 
     static let refused: [(value: PropertyList, path: String, message: String)] = [
         (["objects": [1, 2, ["photo": .data([1])]]], "objects[2].photo",
-         "Data cannot be written as JSON (allow lossy dates and data to write base64)"),
-        ([.date(0)], "[0]", "A date cannot be written as JSON (allow lossy dates and data to write a string)"),
+         "Data cannot be written as JSON (lossyDatesAndData writes it as base64)"),
+        ([.date(0)], "[0]", "A date cannot be written as JSON (lossyDatesAndData writes it as a string)"),
         (["x": .real(.nan)], "x", "A real that is not finite (nan) cannot be written as JSON"),
         (.real(-.infinity), "", "A real that is not finite (-inf) cannot be written as JSON"),
     ]

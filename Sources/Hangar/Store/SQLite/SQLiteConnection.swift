@@ -115,7 +115,7 @@ final class SQLiteConnection {
     ) throws(TransactionFailure<Failure>) -> Result {
         precondition(!isInTransaction, "Hangar: a store transaction cannot start inside another")
         do {
-            try execute(immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
+            try cachedStatement(immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED").run()
         } catch {
             throw .sqlite(error)
         }
@@ -129,7 +129,8 @@ final class SQLiteConnection {
             throw .body(error)
         }
         do {
-            try execute("COMMIT")
+            // Prepared once and reused: sqlite3_exec would parse BEGIN and COMMIT on every transaction.
+            try cachedStatement("COMMIT").run()
         } catch {
             rollback()
             throw .sqlite(error)
