@@ -1,10 +1,12 @@
 // libFuzzer target for the model layer (Scripts/fuzz.sh pilots SECONDS): arbitrary bytes are decoded as a property
-// list in whatever format they look like, then as a `Pilot` document through the pilots' class registry. Either
-// step may refuse the input with its typed error; neither may crash. A pilot that decoded must encode to a value
-// that decodes to the same representation (class tags included).
+// list in whatever format they look like, then as a `Pilot` through the pilots' class registry, and as a versioned
+// Pilot document (`Pilot.format.open`: envelope, the 1 → 2 migration) whose content is read the same way. Every
+// step may refuse the input with its typed error; none may crash. A pilot that decoded must encode to a value that
+// decodes to the same representation (class tags included).
 // fuzz-module: PropertyList Sources/PropertyList
-// fuzz-module: Hangar Sources/Hangar/Model Sources/Hangar/Registry
+// fuzz-module: Hangar Sources/Hangar/Model Sources/Hangar/Registry Sources/Hangar/Documents
 // fuzz-module: PilotModels Examples/Pilots/Models
+// fuzz-seeds: Migrations/Pilots
 import Hangar
 import PilotModels
 import PropertyList
@@ -16,12 +18,20 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ count: Int) -> Int32 {
         return 0
     }
     let registry = ClassRegistry.pilots
+    if let opened = try? Pilot.format.open(value) {
+        checkPilot(.dictionary(opened.content), registry: registry)
+    }
+    checkPilot(value, registry: registry)
+    return 0
+}
+
+func checkPilot(_ value: PropertyList, registry: ClassRegistry) {
     let pilot: Pilot
     do {
         pilot = try registry.decode(Pilot.self, from: value)
     } catch {
         _ = error.description  // Rendering the path and message must not crash either.
-        return 0
+        return
     }
     let encoded = registry.encode(pilot)
     roundTrip(encoded, as: .binary)
@@ -29,5 +39,4 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ count: Int) -> Int32 {
         fatalError("an encoded pilot failed to decode")
     }
     if registry.encode(again) != encoded { fatalError("a pilot changed on its second trip through the registry") }
-    return 0
 }

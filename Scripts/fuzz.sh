@@ -6,11 +6,13 @@
 # order, one line each (folders are searched for *.swift); without such lines it gets PropertyList alone:
 #   // fuzz-module: PropertyList Sources/PropertyList
 #   // fuzz-module: Hangar Sources/Hangar/Model Sources/Hangar/Registry
+# and may name extra seed folders the same way:   // fuzz-seeds: Migrations/Pilots
 # Every module is built with -sanitize=fuzzer,address. A failed compile fails the script (no stale fuzzer runs).
 #
-# Seeds come from ../shared/corpus, Tests/PropertyListTests/Fixtures/{valid,invalid} and Fuzz/seeds/TARGET; the
-# working corpus and any crash files go under .build-fuzz/TARGET/. Exit status 1 when a crash, leak, timeout or OOM
-# file exists in .build-fuzz/TARGET/artifacts: turn it into a named fixture and a test, fix it, then delete it.
+# Seeds come from ../shared/corpus, Tests/PropertyListTests/Fixtures/{valid,invalid}, Fuzz/seeds/TARGET and the
+# target's fuzz-seeds folders; the working corpus and any crash files go under .build-fuzz/TARGET/. Exit status 1
+# when a crash, leak, timeout or OOM file exists in .build-fuzz/TARGET/artifacts: turn it into a named fixture and
+# a test, fix it, then delete it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target=${1:?usage: Scripts/fuzz.sh binary|xml|openstep|json|pilots [seconds] [libFuzzer flags]}
@@ -47,8 +49,9 @@ compile "${flags[@]}" -module-name "Fuzz$target" Fuzz/RoundTrip.swift "Fuzz/$tar
     -o "$out/fuzzer"
 
 seeds=("$out/corpus")
+mapfile -t extra_seeds < <(sed -n 's|^// fuzz-seeds: *||p' "Fuzz/$target.swift")
 for dir in ../shared/corpus ../shared/corpus/invalid Tests/PropertyListTests/Fixtures/valid \
-    Tests/PropertyListTests/Fixtures/invalid "Fuzz/seeds/$target"; do
+    Tests/PropertyListTests/Fixtures/invalid "Fuzz/seeds/$target" "${extra_seeds[@]}"; do
     [[ -d $dir ]] && seeds+=("$dir")
 done
 set +e
