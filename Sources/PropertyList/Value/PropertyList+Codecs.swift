@@ -16,16 +16,30 @@ extension PropertyList {
         case .json:
             // JSON and OpenStep share `{`, `(`, `"`: try JSON first, fall back to OpenStep, which is a
             // superset for most shapes (plutil tries its plist readers first and JSON last).
+            let jsonError: PropertyListError
             do {
                 return (try JSONReader.read(bytes, limits: limits), .json)
             } catch {
                 guard error.code == .malformed else { throw error }
-                if let value = try? OpenStepReader.read(bytes, limits: limits) { return (value, .openStep) }
-                throw error
+                jsonError = error
+            }
+            do {
+                return (try OpenStepReader.read(bytes, limits: limits), .openStep)
+            } catch {
+                // Neither reads it: report the reader that got further, which is the one the text was meant for.
+                throw Self.furthest(jsonError, error)
             }
         case .openStep:
             return (try OpenStepReader.read(bytes, limits: limits), .openStep)
         }
+    }
+
+    /// Of two errors in the same text, the one found later in it.
+    private static func furthest(_ a: PropertyListError, _ b: PropertyListError) -> PropertyListError {
+        guard case .line(let lineA, let columnA) = a.location, case .line(let lineB, let columnB) = b.location else {
+            return a
+        }
+        return (lineB, columnB) > (lineA, columnA) ? b : a
     }
 
     /// Decodes a binary property list (`bplist00`).
