@@ -18,7 +18,7 @@ let package = Package(
         .executable(name: "pilots", targets: ["pilots"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0")
     ],
     targets: [
         // Layer 1: the value model and the codecs. Standard library only.

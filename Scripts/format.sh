@@ -3,6 +3,6 @@
 # documentation comments). `Scripts/format.sh --check` only lints.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-paths=(Package.swift Sources Tests Examples)
+paths=(Package.swift Sources Tests Examples Benchmarks/Sources Fuzz)
 [[ "${1:-}" == "--check" ]] || swift format --in-place --recursive --parallel "${paths[@]}"
 swift format lint --strict --recursive --parallel "${paths[@]}"

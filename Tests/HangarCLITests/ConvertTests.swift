@@ -73,15 +73,21 @@ import Testing
         let directory = try CLI.temporaryDirectory()
         let input = directory + "/half-second.bplist"
         // {"when": <date 0.5 s after 2001-01-01>}, written byte by byte.
-        let bplist: [UInt8] = Array("bplist00".utf8) + [0xD1, 0x01, 0x02, 0x54] + Array("when".utf8)
+        let bplist: [UInt8] =
+            Array("bplist00".utf8) + [0xD1, 0x01, 0x02, 0x54] + Array("when".utf8)
             + [0x33, 0x3F, 0xE0, 0, 0, 0, 0, 0, 0] + [0x08, 0x0B, 0x10]
             + [0, 0, 0, 0, 0, 0, 1, 1] + [0, 0, 0, 0, 0, 0, 0, 3] + [UInt8](repeating: 0, count: 8)
             + [0, 0, 0, 0, 0, 0, 0, 0x19]
         try Data(bplist).write(to: URL(fileURLWithPath: input))
         let result = try CLI.run(["convert", "xml1", input, "-o", directory + "/out.plist"])
         #expect(result.status == 0)
-        #expect(result.stderr == "\(input): warning: XML keeps whole seconds; the fraction of the date at when (and any others) is dropped\n")
-        #expect(String(decoding: CLI.bytes(directory + "/out.plist"), as: UTF8.self).contains("<date>2001-01-01T00:00:00Z</date>"))
+        #expect(
+            result.stderr
+                == "\(input): warning: XML keeps whole seconds; the fraction of the date at when (and any others) is dropped\n"
+        )
+        #expect(
+            String(decoding: CLI.bytes(directory + "/out.plist"), as: UTF8.self).contains(
+                "<date>2001-01-01T00:00:00Z</date>"))
     }
 
     @Test func jsonRefusesDatesNamingThePath() throws {
@@ -94,19 +100,26 @@ import Testing
     }
 
     @Test func lossyJSONWritesDatesAndData() throws {
-        let result = try CLI.run(["convert", "json", "--lossy", CLI.corpus + "/swift-generic-properties.bplist", "-o", "-"])
+        let result = try CLI.run([
+            "convert", "json", "--lossy", CLI.corpus + "/swift-generic-properties.bplist", "-o", "-",
+        ])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout == #"{"array1":["arr0",42,false,"1976-04-01T12:00:00Z","qrvM3QARIjM="],"item1":"value1","item2":"value2"}"#)
+        #expect(
+            result.stdout
+                == #"{"array1":["arr0",42,false,"1976-04-01T12:00:00Z","qrvM3QARIjM="],"item1":"value1","item2":"value2"}"#
+        )
     }
 
     @Test func jsonInputIsDetected() throws {
-        let result = try CLI.run(["convert", "xml1", "-", "-o", "-"], stdin: Array(#"{"a": [1, 2.5, true, "x"]}"#.utf8))
+        let result = try CLI.run(
+            ["convert", "xml1", "-", "-o", "-"], stdin: Array(#"{"a": [1, 2.5, true, "x"]}"#.utf8))
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("<key>a</key>\n\t<array>\n\t\t<integer>1</integer>\n\t\t<real>2.5</real>"))
     }
 
     @Test func openStepInputIsDetected() throws {
-        let result = try CLI.run(["convert", "json", "-", "-o", "-"], stdin: Array("{ name = \"Amelia\"; fleet = (N1, N2); }".utf8))
+        let result = try CLI.run(
+            ["convert", "json", "-", "-o", "-"], stdin: Array("{ name = \"Amelia\"; fleet = (N1, N2); }".utf8))
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == #"{"fleet":["N1","N2"],"name":"Amelia"}"#)
     }

@@ -4,7 +4,8 @@ import Testing
 @Suite struct DBTests {
     /// A document envelope as XML text.
     static func envelope(major: Int, minor: Int = 0, name: String) -> [UInt8] {
-        Array("""
+        Array(
+            """
             <?xml version="1.0" encoding="UTF-8"?>
             <plist version="1.0"><dict>
             <key>majorVersion</key><integer>\(major)</integer><key>minorVersion</key><integer>\(minor)</integer>
@@ -36,7 +37,9 @@ import Testing
         result = try CLI.run(["db", "get", "--db", db, "pilots", "amelia", "-o", directory + "/out.plist"])
         #expect(result.status == 0)
         #expect(Array(CLI.bytes(directory + "/out.plist").prefix(8)) == Array("bplist00".utf8))
-        result = try CLI.run(["db", "get", "--db", db, "pilots", "amelia", "-o", "-", "--format", "xml1", "--revision", "1"])
+        result = try CLI.run([
+            "db", "get", "--db", db, "pilots", "amelia", "-o", "-", "--format", "xml1", "--revision", "1",
+        ])
         #expect(result.stdout.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE plist"))
 
         result = try CLI.run(["db", "history", "--db", db, "pilots", "amelia"])
@@ -91,7 +94,9 @@ import Testing
         #expect(try CLI.run(["db", "get", "--db", db, "pilots", "p"]).stdout.contains("\"New\""))
         result = try CLI.run(["db", "put", "--db", db, "pilots", "p", directory + "/old.plist", "--force"])
         #expect(result.status == 0 && result.stdout == "2\n")
-        result = try CLI.run(["db", "put", "--db", db, "pilots", "p", directory + "/old.plist", "--expected-revision", "1"])
+        result = try CLI.run([
+            "db", "put", "--db", db, "pilots", "p", directory + "/old.plist", "--expected-revision", "1",
+        ])
         #expect(result.status == 1 && result.stderr.contains("Expected revision 1, but the stored revision is 2"))
     }
 
@@ -104,7 +109,8 @@ import Testing
         }
         var result = try CLI.run(["db", "export", "--db", db, "pilots", directory + "/out", "--format", "xml1"])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout == ["amelia", "bessie", "jean%2Fbatten"].map { "\(directory)/out/\($0).plist\n" }.joined())
+        #expect(
+            result.stdout == ["amelia", "bessie", "jean%2Fbatten"].map { "\(directory)/out/\($0).plist\n" }.joined())
 
         let copy = directory + "/copy.sqlite"
         let files = ["amelia", "bessie", "jean%2Fbatten"].map { "\(directory)/out/\($0).plist" }
@@ -117,7 +123,9 @@ import Testing
         #expect(result.status == 0 && result.stdout == "ok\n")
         result = try CLI.run(["db", "backup", "--db", db, directory + "/backup.sqlite"])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(try CLI.run(["db", "ls", "--db", directory + "/backup.sqlite", "pilots"]).stdout == "amelia\nbessie\njean/batten\n")
+        #expect(
+            try CLI.run(["db", "ls", "--db", directory + "/backup.sqlite", "pilots"]).stdout
+                == "amelia\nbessie\njean/batten\n")
 
         result = try CLI.run(["db", "export", "--db", db, "nothing", directory + "/none"])
         #expect(result.status == 1 && result.stderr == "\(db): No collection nothing\n")

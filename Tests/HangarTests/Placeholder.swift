@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Hangar
 
 @Test func versionIsSet() { #expect(!HangarVersion.current.isEmpty) }

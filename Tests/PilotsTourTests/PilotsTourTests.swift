@@ -5,7 +5,8 @@ import Testing
 @Suite struct PilotsTourTests {
     /// `pilots` sits beside the test bundle in the build folder.
     static let executable: String = {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            .deletingLastPathComponent()
         // The runner may be inside Foo.xctest/Contents/MacOS on Apple platforms.
         for _ in 0..<4 {
             let candidate = directory.appendingPathComponent("pilots").path
@@ -74,8 +75,12 @@ import Testing
             #expect(run.stdout.contains(fact), "missing: \(fact)", sourceLocation: sourceLocation)
         }
         let exports = (store as NSString).deletingLastPathComponent + "/exports"
-        for file in ["SE-PPL-0042.plist", "SE-PPL-0042.xml", "pilots-binary/SE-SPL-1187.plist", "pilots-xml/JA-PPL-2231.plist"] {
-            #expect(FileManager.default.fileExists(atPath: exports + "/" + file), "missing \(file)", sourceLocation: sourceLocation)
+        for file in [
+            "SE-PPL-0042.plist", "SE-PPL-0042.xml", "pilots-binary/SE-SPL-1187.plist", "pilots-xml/JA-PPL-2231.plist",
+        ] {
+            #expect(
+                FileManager.default.fileExists(atPath: exports + "/" + file), "missing \(file)",
+                sourceLocation: sourceLocation)
         }
     }
 

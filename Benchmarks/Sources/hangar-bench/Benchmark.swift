@@ -159,7 +159,8 @@ func makeDataset(
         dataset.notes.append("Codable mirror checked against the value: \(equal ? "equal" : "DIFFERS")")
     }
     do {
-        let foundationBinary = try PropertyListSerialization.data(fromPropertyList: foundation, format: .binary, options: 0)
+        let foundationBinary = try PropertyListSerialization.data(
+            fromPropertyList: foundation, format: .binary, options: 0)
         let equal = (try? PropertyList(binary: [UInt8](foundationBinary))) == value
         dataset.notes.append(
             "Foundation's binary output: \(megabytes(foundationBinary.count)) (ours \(megabytes(binary.count))); "
@@ -195,41 +196,47 @@ func contenders(for operation: Operation, on dataset: Dataset, ours: OurCodecs) 
         let bytes = dataset.binary
         let data = dataset.binaryData
         list.append(Contender(name: "Hangar PropertyList(binary:)", isOurs: true) { try PropertyList(binary: bytes) })
-        list.append(Contender(name: "PropertyListSerialization", isOurs: false) {
-            try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
-        })
+        list.append(
+            Contender(name: "PropertyListSerialization", isOurs: false) {
+                try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+            })
         if let decode = dataset.codableDecode {
             list.append(Contender(name: "PropertyListDecoder (Codable)", isOurs: false) { try decode(data) })
         }
     case .binaryEncode:
         list.append(Contender(name: "Hangar encoded(as: .binary)", isOurs: true) { try value.encoded(as: .binary) })
-        list.append(Contender(name: "PropertyListSerialization", isOurs: false) {
-            try PropertyListSerialization.data(fromPropertyList: foundation, format: .binary, options: 0)
-        })
+        list.append(
+            Contender(name: "PropertyListSerialization", isOurs: false) {
+                try PropertyListSerialization.data(fromPropertyList: foundation, format: .binary, options: 0)
+            })
         if let encode = dataset.codableEncode {
             list.append(Contender(name: "PropertyListEncoder (Codable)", isOurs: false) { try encode(.binary) })
         }
     case .xmlDecode:
         let bytes = dataset.xml
         let data = dataset.xmlData
-        list.append(Contender(name: "Hangar PropertyList(xml:)", isOurs: true) {
-            guard ours.xmlReader else { throw NotAvailable.xmlReader }
-            return try PropertyList(xml: bytes)
-        })
-        list.append(Contender(name: "PropertyListSerialization", isOurs: false) {
-            try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
-        })
+        list.append(
+            Contender(name: "Hangar PropertyList(xml:)", isOurs: true) {
+                guard ours.xmlReader else { throw NotAvailable.xmlReader }
+                return try PropertyList(xml: bytes)
+            })
+        list.append(
+            Contender(name: "PropertyListSerialization", isOurs: false) {
+                try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+            })
         if let decode = dataset.codableDecode {
             list.append(Contender(name: "PropertyListDecoder (Codable)", isOurs: false) { try decode(data) })
         }
     case .xmlEncode:
-        list.append(Contender(name: "Hangar encoded(as: .xml)", isOurs: true) {
-            guard ours.xmlWriter else { throw NotAvailable.xmlWriter }
-            return try value.encoded(as: .xml)
-        })
-        list.append(Contender(name: "PropertyListSerialization", isOurs: false) {
-            try PropertyListSerialization.data(fromPropertyList: foundation, format: .xml, options: 0)
-        })
+        list.append(
+            Contender(name: "Hangar encoded(as: .xml)", isOurs: true) {
+                guard ours.xmlWriter else { throw NotAvailable.xmlWriter }
+                return try value.encoded(as: .xml)
+            })
+        list.append(
+            Contender(name: "PropertyListSerialization", isOurs: false) {
+                try PropertyListSerialization.data(fromPropertyList: foundation, format: .xml, options: 0)
+            })
         if let encode = dataset.codableEncode {
             list.append(Contender(name: "PropertyListEncoder (Codable)", isOurs: false) { try encode(.xml) })
         }
@@ -295,7 +302,8 @@ func report(_ operation: Operation, results: [(Dataset, [Contender], [Outcome])]
             switch outcome {
             case .notAvailable(let reason):
                 table.rows.append(first + ["-", "-", "n/a", "n/a", "-", "", ""])
-                notes.append("\(dataset.name), \(contender.name): " + (reason.hasPrefix("n/a") ? reason : "failed: \(reason)"))
+                notes.append(
+                    "\(dataset.name), \(contender.name): " + (reason.hasPrefix("n/a") ? reason : "failed: \(reason)"))
             case .measured(let sample):
                 let median = sample.median.seconds
                 let best = sample.minimum.seconds
@@ -310,12 +318,13 @@ func report(_ operation: Operation, results: [(Dataset, [Contender], [Outcome])]
                         ratioBest = "n/a"
                     }
                 }
-                table.rows.append(first + [
-                    fixed(median * 1e3, 2), fixed(best * 1e3, 2),
-                    fixed(size / median / 1e6, 1), fixed(size / best / 1e6, 1),
-                    sample.allocations.map(groupedCount) ?? "-",
-                    ratioMedian, ratioBest,
-                ])
+                table.rows.append(
+                    first + [
+                        fixed(median * 1e3, 2), fixed(best * 1e3, 2),
+                        fixed(size / median / 1e6, 1), fixed(size / best / 1e6, 1),
+                        sample.allocations.map(groupedCount) ?? "-",
+                        ratioMedian, ratioBest,
+                    ])
             }
         }
     }

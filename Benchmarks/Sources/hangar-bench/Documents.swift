@@ -76,10 +76,12 @@ enum DocumentGenerator {
     private static let emoji = ["✈️", "🛩️", "🪂", "🌤", "🦅"]
     private static let models: [(model: String, horsepower: Int, classTag: String)] = [
         ("Schleicher ASK 21", 0, "glider"), ("Schempp-Hirth Discus-2b", 0, "glider"), ("DG-1000S", 0, "glider"),
-        ("Schleicher ASK 13", 0, "glider"), ("Rolladen-Schneider LS8", 0, "glider"), ("Grob G 103 Twin Astir", 0, "glider"),
+        ("Schleicher ASK 13", 0, "glider"), ("Rolladen-Schneider LS8", 0, "glider"),
+        ("Grob G 103 Twin Astir", 0, "glider"),
         ("Stemme S10-VT", 115, "motorglider"), ("Scheibe SF 25 Falke", 80, "motorglider"),
         ("Pipistrel Taurus Electro", 54, "motorglider"), ("Piper PA-18 Super Cub", 150, "tug"),
-        ("Robin DR400/180R Remorqueur", 180, "tug"), ("Aviat Husky A-1C", 180, "tug"), ("Ikarus C42", 100, "ultralight"),
+        ("Robin DR400/180R Remorqueur", 180, "tug"), ("Aviat Husky A-1C", 180, "tug"),
+        ("Ikarus C42", 100, "ultralight"),
         ("Comco Ikarus C42B", 100, "ultralight"),
     ]
     private static let domains = ["example.org", "gliding.example", "aeroclub.example", "mail.example.net"]
@@ -105,7 +107,8 @@ enum DocumentGenerator {
         let last = lastNames.randomElement(using: &random)!
         var name = "\(first) \(last)"
         if Int.random(in: 0..<10, using: &random) == 0 { name += " " + emoji.randomElement(using: &random)! }
-        let email = "pilot\(id).\(String(last.unicodeScalars.filter(\.isASCII)).lowercased())@"
+        let email =
+            "pilot\(id).\(String(last.unicodeScalars.filter(\.isASCII)).lowercased())@"
             + domains.randomElement(using: &random)!
         var photo = [UInt8](repeating: 0, count: Int.random(in: 200...900, using: &random))
         for index in photo.indices { photo[index] = UInt8(truncatingIfNeeded: random.next()) }
@@ -130,7 +133,8 @@ enum DocumentGenerator {
         let letters = (0..<4).map { _ in Character(Unicode.Scalar(UInt8.random(in: 65...90, using: &random))) }
         let prefix = ["D-", "F-", "G-", "HB-", "OE-", "SP-"].randomElement(using: &random)!
         // One in twenty-five airframes reports a counter above Int64.max (a broken logger writing UInt64.max - n).
-        let hours: UInt64 = Int.random(in: 0..<25, using: &random) == 0
+        let hours: UInt64 =
+            Int.random(in: 0..<25, using: &random) == 0
             ? UInt64.max - UInt64.random(in: 0...1_000_000, using: &random)
             : UInt64.random(in: 0...40_000, using: &random)
         let isGlider = kind.horsepower == 0
@@ -140,7 +144,8 @@ enum DocumentGenerator {
             airframeHours: hours,
             engineHorsepower: kind.horsepower,
             winchLaunches: isGlider ? Int.random(in: 0...20_000, using: &random) : 0,
-            aerotowLaunches: kind.classTag == "tug" ? Int.random(in: 0...80_000, using: &random)
+            aerotowLaunches: kind.classTag == "tug"
+                ? Int.random(in: 0...80_000, using: &random)
                 : Int.random(in: 0...3_000, using: &random),
             classTag: kind.classTag,
             lastInspection: date(from: 600_000_000, to: 767_000_000, using: &random),

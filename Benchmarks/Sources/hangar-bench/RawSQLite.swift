@@ -9,7 +9,8 @@ final class RawDatabase {
     /// foreign keys on.
     init(path: String, synchronous: String) throws {
         var handle: OpaquePointer?
-        let status = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+        let status = sqlite3_open_v2(
+            path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
         guard status == SQLITE_OK, let handle else {
             if let handle { sqlite3_close_v2(handle) }
             throw RawSQLiteError(message: "cannot open \(path): \(status)")

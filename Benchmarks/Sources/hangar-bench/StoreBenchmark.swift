@@ -75,15 +75,18 @@ enum StoreFormat {
     static let v1ToV2 = DocumentMigration(from: 1, "registrationNumber, integer airframeHours") { content in
         var content = content
         guard case .array(let airplanes)? = content["airplanes"] else { return content }
-        content["airplanes"] = .array(try airplanes.map { airplane in
-            guard case .dictionary(var fields) = airplane else { throw MigrationError() }
-            if let registration = fields.removeValue(forKey: "registration") { fields["registrationNumber"] = registration }
-            if case .string(let text)? = fields["airframeHours"] {
-                guard let hours = UInt64(text) else { throw MigrationError() }
-                fields["airframeHours"] = .integer(PropertyList.Integer(hours))
-            }
-            return .dictionary(fields)
-        })
+        content["airplanes"] = .array(
+            try airplanes.map { airplane in
+                guard case .dictionary(var fields) = airplane else { throw MigrationError() }
+                if let registration = fields.removeValue(forKey: "registration") {
+                    fields["registrationNumber"] = registration
+                }
+                if case .string(let text)? = fields["airframeHours"] {
+                    guard let hours = UInt64(text) else { throw MigrationError() }
+                    fields["airframeHours"] = .integer(PropertyList.Integer(hours))
+                }
+                return .dictionary(fields)
+            })
         return content
     }
 
@@ -91,14 +94,16 @@ enum StoreFormat {
     static func v1Content(_ content: [String: PropertyList]) -> [String: PropertyList] {
         var content = content
         guard case .array(let airplanes)? = content["airplanes"] else { return content }
-        content["airplanes"] = .array(airplanes.map { airplane in
-            guard case .dictionary(var fields) = airplane else { return airplane }
-            if let number = fields.removeValue(forKey: "registrationNumber") { fields["registration"] = number }
-            if case .integer(let hours)? = fields["airframeHours"] {
-                fields["airframeHours"] = .string(hours.int64Value.map(String.init) ?? hours.uint64Value.map(String.init) ?? "0")
-            }
-            return .dictionary(fields)
-        })
+        content["airplanes"] = .array(
+            airplanes.map { airplane in
+                guard case .dictionary(var fields) = airplane else { return airplane }
+                if let number = fields.removeValue(forKey: "registrationNumber") { fields["registration"] = number }
+                if case .integer(let hours)? = fields["airframeHours"] {
+                    fields["airframeHours"] = .string(
+                        hours.int64Value.map(String.init) ?? hours.uint64Value.map(String.init) ?? "0")
+                }
+                return .dictionary(fields)
+            })
         return content
     }
 }
@@ -175,7 +180,8 @@ final class StoreData {
         notes.append(
             "\(plan.documents) pilot documents, seed fixed: \(megabytes(total)) of bplist, "
                 + "\(total / max(1, plan.documents)) bytes each on average (\(blobs.map(\.count).min() ?? 0)–"
-                + "\(blobs.map(\.count).max() ?? 0)); 1.0 versions for the upgrade: \(megabytes(oldBlobs.reduce(0) { $0 + $1.count }))")
+                + "\(blobs.map(\.count).max() ?? 0)); 1.0 versions for the upgrade: \(megabytes(oldBlobs.reduce(0) { $0 + $1.count }))"
+        )
         notes.append("files in \(directory)")
     }
 
@@ -225,119 +231,158 @@ func storeContenders(for operation: StoreOperation, data: StoreData) throws -> [
     func freshStore(_ name: String, _ configuration: StoreConfiguration) -> (Slot<Store>, () throws -> Void) {
         let slot = Slot<Store>()
         let path = data.path(name)
-        return (slot, {
-            slot.value = nil
-            removeDatabase(at: path)
-            slot.value = try Store(path: path, configuration: configuration)
-        })
+        return (
+            slot,
+            {
+                slot.value = nil
+                removeDatabase(at: path)
+                slot.value = try Store(path: path, configuration: configuration)
+            }
+        )
     }
     /// A fresh, empty raw table at `name` before each round.
-    func freshRaw(_ name: String, synchronous: String = "FULL") -> (Slot<(RawDatabase, RawStatement)>, () throws -> Void) {
+    func freshRaw(_ name: String, synchronous: String = "FULL") -> (
+        Slot<(RawDatabase, RawStatement)>, () throws -> Void
+    ) {
         let slot = Slot<(RawDatabase, RawStatement)>()
         let path = data.path(name)
-        return (slot, {
-            slot.value = nil
-            removeDatabase(at: path)
-            let database = try RawDatabase(path: path, synchronous: synchronous)
-            try database.createTable()
-            slot.value = (database, try database.prepare("INSERT INTO t (key, body) VALUES (?1, ?2)"))
-        })
+        return (
+            slot,
+            {
+                slot.value = nil
+                removeDatabase(at: path)
+                let database = try RawDatabase(path: path, synchronous: synchronous)
+                try database.createTable()
+                slot.value = (database, try database.prepare("INSERT INTO t (key, body) VALUES (?1, ?2)"))
+            }
+        )
     }
 
     switch operation {
     case .batchSave:
         let count = data.plan.documents
         let (typedStore, prepareTyped) = freshStore("batch-typed", storeConfiguration())
-        list.append(StoreContender(
-            contender: Contender(name: "Hangar save(model)", isOurs: true, run: {
-                try typedStore.value!.write { transaction in
-                    for index in 0..<count { try transaction.save(pilots[index], key: keys[index]) }
-                }
-                return count
-            }, prepare: prepareTyped),
-            baseline: "SQLite + model->bplist", bareBaseline: "SQLite, blobs ready"))
+        list.append(
+            StoreContender(
+                contender: Contender(
+                    name: "Hangar save(model)", isOurs: true,
+                    run: {
+                        try typedStore.value!.write { transaction in
+                            for index in 0..<count { try transaction.save(pilots[index], key: keys[index]) }
+                        }
+                        return count
+                    }, prepare: prepareTyped),
+                baseline: "SQLite + model->bplist", bareBaseline: "SQLite, blobs ready"))
         let (envelopeStore, prepareEnvelope) = freshStore("batch-envelope", storeConfiguration())
-        list.append(StoreContender(
-            contender: Contender(name: "Hangar save(envelope:)", isOurs: true, run: {
-                try envelopeStore.value!.write { transaction in
-                    for index in 0..<count {
-                        try transaction.save(envelope: envelopes[index], key: keys[index], in: collection)
-                    }
-                }
-                return count
-            }, prepare: prepareEnvelope),
-            baseline: "SQLite + encode", bareBaseline: "SQLite, blobs ready"))
+        list.append(
+            StoreContender(
+                contender: Contender(
+                    name: "Hangar save(envelope:)", isOurs: true,
+                    run: {
+                        try envelopeStore.value!.write { transaction in
+                            for index in 0..<count {
+                                try transaction.save(envelope: envelopes[index], key: keys[index], in: collection)
+                            }
+                        }
+                        return count
+                    }, prepare: prepareEnvelope),
+                baseline: "SQLite + encode", bareBaseline: "SQLite, blobs ready"))
         let (rawTyped, prepareRawTyped) = freshRaw("batch-raw-typed")
-        list.append(StoreContender(contender: Contender(name: "SQLite + model->bplist", isOurs: false, run: {
-            let (database, insert) = rawTyped.value!
-            try database.execute("BEGIN IMMEDIATE")
-            for index in 0..<count {
-                let content = pilots[index].propertyListRepresentation.dictionaryValue ?? [:]
-                insert.bind(keys[index], at: 1)
-                try insert.run(blob: try Pilot.format.seal(content).encoded(as: .binary), at: 2)
-            }
-            try database.execute("COMMIT")
-            return count
-        }, prepare: prepareRawTyped)))
+        list.append(
+            StoreContender(
+                contender: Contender(
+                    name: "SQLite + model->bplist", isOurs: false,
+                    run: {
+                        let (database, insert) = rawTyped.value!
+                        try database.execute("BEGIN IMMEDIATE")
+                        for index in 0..<count {
+                            let content = pilots[index].propertyListRepresentation.dictionaryValue ?? [:]
+                            insert.bind(keys[index], at: 1)
+                            try insert.run(blob: try Pilot.format.seal(content).encoded(as: .binary), at: 2)
+                        }
+                        try database.execute("COMMIT")
+                        return count
+                    }, prepare: prepareRawTyped)))
         let (rawEncode, prepareRawEncode) = freshRaw("batch-raw-encode")
-        list.append(StoreContender(contender: Contender(name: "SQLite + encode", isOurs: false, run: {
-            let (database, insert) = rawEncode.value!
-            try database.execute("BEGIN IMMEDIATE")
-            for index in 0..<count {
-                insert.bind(keys[index], at: 1)
-                try insert.run(blob: try envelopes[index].encoded(as: .binary), at: 2)
-            }
-            try database.execute("COMMIT")
-            return count
-        }, prepare: prepareRawEncode)))
+        list.append(
+            StoreContender(
+                contender: Contender(
+                    name: "SQLite + encode", isOurs: false,
+                    run: {
+                        let (database, insert) = rawEncode.value!
+                        try database.execute("BEGIN IMMEDIATE")
+                        for index in 0..<count {
+                            insert.bind(keys[index], at: 1)
+                            try insert.run(blob: try envelopes[index].encoded(as: .binary), at: 2)
+                        }
+                        try database.execute("COMMIT")
+                        return count
+                    }, prepare: prepareRawEncode)))
         let (rawBlobs, prepareRawBlobs) = freshRaw("batch-raw-blobs")
-        list.append(StoreContender(contender: Contender(name: "SQLite, blobs ready", isOurs: false, run: {
-            let (database, insert) = rawBlobs.value!
-            try database.execute("BEGIN IMMEDIATE")
-            for index in 0..<count {
-                insert.bind(keys[index], at: 1)
-                try insert.run(blob: blobs[index], at: 2)
-            }
-            try database.execute("COMMIT")
-            return count
-        }, prepare: prepareRawBlobs)))
+        list.append(
+            StoreContender(
+                contender: Contender(
+                    name: "SQLite, blobs ready", isOurs: false,
+                    run: {
+                        let (database, insert) = rawBlobs.value!
+                        try database.execute("BEGIN IMMEDIATE")
+                        for index in 0..<count {
+                            insert.bind(keys[index], at: 1)
+                            try insert.run(blob: blobs[index], at: 2)
+                        }
+                        try database.execute("COMMIT")
+                        return count
+                    }, prepare: prepareRawBlobs)))
 
     case .singleSave:
         let count = data.plan.singleSaves
         for synchronous in [StoreConfiguration.Synchronous.full, .normal] {
             let mode = synchronous.rawValue
             let (store, prepareStore) = freshStore("single-\(mode)", storeConfiguration(synchronous: synchronous))
-            list.append(StoreContender(
-                contender: Contender(name: "Hangar write{save(envelope:)} \(mode)", isOurs: true, run: {
-                    let store = store.value!
-                    for index in 0..<count {
-                        try store.write { try $0.save(envelope: envelopes[index], key: keys[index], in: collection) }
-                    }
-                    return count
-                }, prepare: prepareStore),
-                baseline: "SQLite + encode, 1/txn \(mode)", bareBaseline: "SQLite, blobs ready, 1/txn \(mode)"))
+            list.append(
+                StoreContender(
+                    contender: Contender(
+                        name: "Hangar write{save(envelope:)} \(mode)", isOurs: true,
+                        run: {
+                            let store = store.value!
+                            for index in 0..<count {
+                                try store.write {
+                                    try $0.save(envelope: envelopes[index], key: keys[index], in: collection)
+                                }
+                            }
+                            return count
+                        }, prepare: prepareStore),
+                    baseline: "SQLite + encode, 1/txn \(mode)", bareBaseline: "SQLite, blobs ready, 1/txn \(mode)"))
             let (rawEncode, prepareRawEncode) = freshRaw("single-raw-encode-\(mode)", synchronous: mode)
-            list.append(StoreContender(contender: Contender(name: "SQLite + encode, 1/txn \(mode)", isOurs: false, run: {
-                let (database, insert) = rawEncode.value!
-                for index in 0..<count {
-                    try database.execute("BEGIN IMMEDIATE")
-                    insert.bind(keys[index], at: 1)
-                    try insert.run(blob: try envelopes[index].encoded(as: .binary), at: 2)
-                    try database.execute("COMMIT")
-                }
-                return count
-            }, prepare: prepareRawEncode)))
+            list.append(
+                StoreContender(
+                    contender: Contender(
+                        name: "SQLite + encode, 1/txn \(mode)", isOurs: false,
+                        run: {
+                            let (database, insert) = rawEncode.value!
+                            for index in 0..<count {
+                                try database.execute("BEGIN IMMEDIATE")
+                                insert.bind(keys[index], at: 1)
+                                try insert.run(blob: try envelopes[index].encoded(as: .binary), at: 2)
+                                try database.execute("COMMIT")
+                            }
+                            return count
+                        }, prepare: prepareRawEncode)))
             let (rawBlobs, prepareRawBlobs) = freshRaw("single-raw-blobs-\(mode)", synchronous: mode)
-            list.append(StoreContender(contender: Contender(name: "SQLite, blobs ready, 1/txn \(mode)", isOurs: false, run: {
-                let (database, insert) = rawBlobs.value!
-                for index in 0..<count {
-                    try database.execute("BEGIN IMMEDIATE")
-                    insert.bind(keys[index], at: 1)
-                    try insert.run(blob: blobs[index], at: 2)
-                    try database.execute("COMMIT")
-                }
-                return count
-            }, prepare: prepareRawBlobs)))
+            list.append(
+                StoreContender(
+                    contender: Contender(
+                        name: "SQLite, blobs ready, 1/txn \(mode)", isOurs: false,
+                        run: {
+                            let (database, insert) = rawBlobs.value!
+                            for index in 0..<count {
+                                try database.execute("BEGIN IMMEDIATE")
+                                insert.bind(keys[index], at: 1)
+                                try insert.run(blob: blobs[index], at: 2)
+                                try database.execute("COMMIT")
+                            }
+                            return count
+                        }, prepare: prepareRawBlobs)))
         }
 
     case .load:
@@ -383,79 +428,98 @@ func storeContenders(for operation: StoreOperation, data: StoreData) throws -> [
         }
         let rawBodies = try sample.map(rawBody)
         let sameBytes = storeBodies == rawBodies
-        let sameValues = try storeBodies.map { try PropertyList(binary: $0) } == rawBodies.map { try PropertyList(binary: $0) }
+        let sameValues =
+            try storeBodies.map { try PropertyList(binary: $0) } == rawBodies.map { try PropertyList(binary: $0) }
         data.notes.append(
             "load: the store's bodies for 50 keys vs the raw table's: "
-                + "bytes \(sameBytes ? "identical" : "differ (dictionary order)"), values \(sameValues ? "equal" : "DIFFER")")
+                + "bytes \(sameBytes ? "identical" : "differ (dictionary order)"), values \(sameValues ? "equal" : "DIFFER")"
+        )
 
-        list.append(StoreContender(
-            contender: Contender(name: "Hangar document(in:key:) bytes", isOurs: true) {
-                try store.read { transaction in
-                    var total = 0
-                    for key in lookups { total += try transaction.document(in: collection, key: key)!.body.count }
-                    return total
-                }
-            },
-            baseline: "SQLite SELECT body, bytes", bareBaseline: "SQLite SELECT body, bytes"))
-        list.append(StoreContender(contender: Contender(name: "SQLite SELECT body, bytes", isOurs: false) {
-            try inReadTransaction {
-                var total = 0
-                for key in lookups { total += try rawBody(key).count }
-                return total
-            }
-        }))
-        list.append(StoreContender(
-            contender: Contender(name: "Hangar document(...).envelope()", isOurs: true) {
-                try store.read { transaction in
+        list.append(
+            StoreContender(
+                contender: Contender(name: "Hangar document(in:key:) bytes", isOurs: true) {
+                    try store.read { transaction in
+                        var total = 0
+                        for key in lookups { total += try transaction.document(in: collection, key: key)!.body.count }
+                        return total
+                    }
+                },
+                baseline: "SQLite SELECT body, bytes", bareBaseline: "SQLite SELECT body, bytes"))
+        list.append(
+            StoreContender(
+                contender: Contender(name: "SQLite SELECT body, bytes", isOurs: false) {
+                    try inReadTransaction {
+                        var total = 0
+                        for key in lookups { total += try rawBody(key).count }
+                        return total
+                    }
+                }))
+        list.append(
+            StoreContender(
+                contender: Contender(name: "Hangar document(...).envelope()", isOurs: true) {
+                    try store.read { transaction in
+                        var total = 0
+                        for key in lookups {
+                            total += try transaction.document(in: collection, key: key)!.envelope().dictionaryValue!
+                                .count
+                        }
+                        return total
+                    }
+                },
+                baseline: "SQLite + PropertyList(binary:)", bareBaseline: "SQLite SELECT body, bytes"))
+        list.append(
+            StoreContender(
+                contender: Contender(name: "SQLite + PropertyList(binary:)", isOurs: false) {
+                    try inReadTransaction {
+                        var total = 0
+                        for key in lookups {
+                            total += try PropertyList(binary: try rawBody(key)).dictionaryValue!.count
+                        }
+                        return total
+                    }
+                }))
+        list.append(
+            StoreContender(
+                contender: Contender(name: "Hangar load(Pilot.self)", isOurs: true) {
+                    try store.read { transaction in
+                        var total = 0
+                        for key in lookups {
+                            total += try transaction.load(Pilot.self, key: key)!.value.airplanes.count
+                        }
+                        return total
+                    }
+                },
+                baseline: "SQLite + decode + open + model", bareBaseline: "SQLite SELECT body, bytes"))
+        list.append(
+            StoreContender(
+                contender: Contender(name: "SQLite + decode + open + model", isOurs: false) {
+                    try inReadTransaction {
+                        var total = 0
+                        for key in lookups {
+                            let envelope = try PropertyList(binary: try rawBody(key))
+                            let opened = try Pilot.format.open(envelope, name: key, observer: nil)
+                            total += try Pilot(propertyList: .dictionary(opened.content)).airplanes.count
+                        }
+                        return total
+                    }
+                }))
+        list.append(
+            StoreContender(
+                contender: Contender(name: "Hangar read{document} per key", isOurs: true) {
                     var total = 0
                     for key in lookups {
-                        total += try transaction.document(in: collection, key: key)!.envelope().dictionaryValue!.count
+                        total += try store.read { try $0.document(in: collection, key: key)!.body.count }
                     }
                     return total
-                }
-            },
-            baseline: "SQLite + PropertyList(binary:)", bareBaseline: "SQLite SELECT body, bytes"))
-        list.append(StoreContender(contender: Contender(name: "SQLite + PropertyList(binary:)", isOurs: false) {
-            try inReadTransaction {
-                var total = 0
-                for key in lookups { total += try PropertyList(binary: try rawBody(key)).dictionaryValue!.count }
-                return total
-            }
-        }))
-        list.append(StoreContender(
-            contender: Contender(name: "Hangar load(Pilot.self)", isOurs: true) {
-                try store.read { transaction in
+                },
+                baseline: "SQLite autocommit SELECT, bytes", bareBaseline: "SQLite autocommit SELECT, bytes"))
+        list.append(
+            StoreContender(
+                contender: Contender(name: "SQLite autocommit SELECT, bytes", isOurs: false) {
                     var total = 0
-                    for key in lookups { total += try transaction.load(Pilot.self, key: key)!.value.airplanes.count }
+                    for key in lookups { total += try rawBody(key).count }
                     return total
-                }
-            },
-            baseline: "SQLite + decode + open + model", bareBaseline: "SQLite SELECT body, bytes"))
-        list.append(StoreContender(contender: Contender(name: "SQLite + decode + open + model", isOurs: false) {
-            try inReadTransaction {
-                var total = 0
-                for key in lookups {
-                    let envelope = try PropertyList(binary: try rawBody(key))
-                    let opened = try Pilot.format.open(envelope, name: key, observer: nil)
-                    total += try Pilot(propertyList: .dictionary(opened.content)).airplanes.count
-                }
-                return total
-            }
-        }))
-        list.append(StoreContender(
-            contender: Contender(name: "Hangar read{document} per key", isOurs: true) {
-                var total = 0
-                for key in lookups {
-                    total += try store.read { try $0.document(in: collection, key: key)!.body.count }
-                }
-                return total
-            },
-            baseline: "SQLite autocommit SELECT, bytes", bareBaseline: "SQLite autocommit SELECT, bytes"))
-        list.append(StoreContender(contender: Contender(name: "SQLite autocommit SELECT, bytes", isOurs: false) {
-            var total = 0
-            for key in lookups { total += try rawBody(key).count }
-            return total
-        }))
+                }))
 
     case .upgrade:
         let count = data.plan.documents
@@ -493,59 +557,75 @@ func storeContenders(for operation: StoreOperation, data: StoreData) throws -> [
         for (label, history) in [(", history keepAll", HistoryPolicy.keepAll), (", history keepNone", .keepNone)] {
             let slot = Slot<Store>()
             let path = data.path("upgrade-store\(history == .keepNone ? "-keepnone" : "")")
-            list.append(StoreContender(
-                contender: Contender(name: "Hangar upgrade(batchSize: \(batch))\(label)", isOurs: true, run: {
-                    let report = try slot.value!.upgrade(Pilot.self, batchSize: batch)
-                    guard report.upgraded.count == count, report.quarantined.isEmpty else {
-                        throw RawSQLiteError(message: "upgrade: \(report.upgraded.count) of \(count), "
-                            + "\(report.quarantined.count) quarantined: \(report.quarantined.first.map { "\($0)" } ?? "")")
-                    }
-                    return report.upgraded.count
-                }, prepare: {
-                    slot.value = nil
-                    try copy(storeTemplate, to: path)
-                    slot.value = try Store(path: path, configuration: storeConfiguration(history: history))
-                }),
-                baseline: "SQLite read/decode/migrate/encode/UPDATE", bareBaseline: nil))
+            list.append(
+                StoreContender(
+                    contender: Contender(
+                        name: "Hangar upgrade(batchSize: \(batch))\(label)", isOurs: true,
+                        run: {
+                            let report = try slot.value!.upgrade(Pilot.self, batchSize: batch)
+                            guard report.upgraded.count == count, report.quarantined.isEmpty else {
+                                throw RawSQLiteError(
+                                    message: "upgrade: \(report.upgraded.count) of \(count), "
+                                        + "\(report.quarantined.count) quarantined: \(report.quarantined.first.map { "\($0)" } ?? "")"
+                                )
+                            }
+                            return report.upgraded.count
+                        },
+                        prepare: {
+                            slot.value = nil
+                            try copy(storeTemplate, to: path)
+                            slot.value = try Store(path: path, configuration: storeConfiguration(history: history))
+                        }),
+                    baseline: "SQLite read/decode/migrate/encode/UPDATE", bareBaseline: nil))
         }
         let rawSlot = Slot<RawDatabase>()
         let rawPath = data.path("upgrade-raw")
-        list.append(StoreContender(contender: Contender(name: "SQLite read/decode/migrate/encode/UPDATE", isOurs: false, run: {
-            let database = rawSlot.value!
-            let all = try database.prepare("SELECT key FROM t ORDER BY key")
-            let select = try database.prepare("SELECT body FROM t WHERE key = ?1")
-            let update = try database.prepare("UPDATE t SET body = ?2 WHERE key = ?1")
-            let stale = try all.allTexts()
-            var upgraded = 0
-            var start = 0
-            while start < stale.count {
-                let end = min(start + batch, stale.count)
-                try database.execute("BEGIN IMMEDIATE")
-                for key in stale[start..<end] {
-                    select.bind(key, at: 1)
-                    guard let body = try select.firstBlob() else { continue }
-                    let envelope = try PropertyList(binary: body)
-                    guard try DocumentFormat.envelopeVersion(of: envelope).major < Pilot.format.current.major else {
-                        continue
-                    }
-                    var content = envelope.dictionaryValue ?? [:]
-                    content[DocumentFormat.majorKey] = nil
-                    content[DocumentFormat.minorKey] = nil
-                    let upgradedBody = try Pilot.format.seal(try StoreFormat.v1ToV2.transform(content)).encoded(as: .binary)
-                    update.bind(key, at: 1)
-                    try update.run(blob: upgradedBody, at: 2)
-                    upgraded += 1
-                }
-                try database.execute("COMMIT")
-                start = end
-            }
-            guard upgraded == count else { throw RawSQLiteError(message: "upgraded \(upgraded) of \(count)") }
-            return upgraded
-        }, prepare: {
-            rawSlot.value = nil
-            try copy(rawTemplate, to: rawPath)
-            rawSlot.value = try RawDatabase(path: rawPath, synchronous: "FULL")
-        })))
+        list.append(
+            StoreContender(
+                contender: Contender(
+                    name: "SQLite read/decode/migrate/encode/UPDATE", isOurs: false,
+                    run: {
+                        let database = rawSlot.value!
+                        let all = try database.prepare("SELECT key FROM t ORDER BY key")
+                        let select = try database.prepare("SELECT body FROM t WHERE key = ?1")
+                        let update = try database.prepare("UPDATE t SET body = ?2 WHERE key = ?1")
+                        let stale = try all.allTexts()
+                        var upgraded = 0
+                        var start = 0
+                        while start < stale.count {
+                            let end = min(start + batch, stale.count)
+                            try database.execute("BEGIN IMMEDIATE")
+                            for key in stale[start..<end] {
+                                select.bind(key, at: 1)
+                                guard let body = try select.firstBlob() else { continue }
+                                let envelope = try PropertyList(binary: body)
+                                guard
+                                    try DocumentFormat.envelopeVersion(of: envelope).major < Pilot.format.current.major
+                                else {
+                                    continue
+                                }
+                                var content = envelope.dictionaryValue ?? [:]
+                                content[DocumentFormat.majorKey] = nil
+                                content[DocumentFormat.minorKey] = nil
+                                let upgradedBody = try Pilot.format.seal(try StoreFormat.v1ToV2.transform(content))
+                                    .encoded(as: .binary)
+                                update.bind(key, at: 1)
+                                try update.run(blob: upgradedBody, at: 2)
+                                upgraded += 1
+                            }
+                            try database.execute("COMMIT")
+                            start = end
+                        }
+                        guard upgraded == count else {
+                            throw RawSQLiteError(message: "upgraded \(upgraded) of \(count)")
+                        }
+                        return upgraded
+                    },
+                    prepare: {
+                        rawSlot.value = nil
+                        try copy(rawTemplate, to: rawPath)
+                        rawSlot.value = try RawDatabase(path: rawPath, synchronous: "FULL")
+                    })))
     }
     return list
 }
@@ -589,7 +669,9 @@ func checkStoreContenders(_ data: StoreData) throws {
 
 // MARK: - Report
 
-func reportStore(_ operation: StoreOperation, title: String, contenders: [StoreContender], outcomes: [Outcome], count: Int) {
+func reportStore(
+    _ operation: StoreOperation, title: String, contenders: [StoreContender], outcomes: [Outcome], count: Int
+) {
     var notes: [String] = []
     var table = Table(
         header: [
@@ -649,13 +731,15 @@ func runStoreBenchmarks(_ plan: StorePlan, operations: [StoreOperation], options
         lists[operation] = try storeContenders(for: operation, data: data).filter { options.includes($0.contender) }
     }
     let warmUp = options.quick ? 1 : plan.warmUp
-    print("\nstore setup (\(plan.name)): \(elapsed(since: start)); the store at its defaults (WAL, synchronous FULL, "
-        + "history keepAll) unless a row says otherwise; raw SQLite: a (key TEXT PRIMARY KEY, body BLOB) STRICT table, "
-        + "same pragmas, prepared statements")
+    print(
+        "\nstore setup (\(plan.name)): \(elapsed(since: start)); the store at its defaults (WAL, synchronous FULL, "
+            + "history keepAll) unless a row says otherwise; raw SQLite: a (key TEXT PRIMARY KEY, body BLOB) STRICT table, "
+            + "same pragmas, prepared statements")
     for note in data.notes { print("  \(note)") }
-    print("  us/doc = time / documents (or loads); store/raw = store time / its raw baseline's time "
-        + "(same SQLite work plus the same codec work; target <= 2x); vs bare SQL = store time / raw SQLite with "
-        + "the blobs ready")
+    print(
+        "  us/doc = time / documents (or loads); store/raw = store time / its raw baseline's time "
+            + "(same SQLite work plus the same codec work; target <= 2x); vs bare SQL = store time / raw SQLite with "
+            + "the blobs ready")
     fflush(nil)
 
     for operation in operations {
@@ -663,15 +747,25 @@ func runStoreBenchmarks(_ plan: StorePlan, operations: [StoreOperation], options
         let (title, count, iterations): (String, Int, Int) =
             switch operation {
             case .batchSave:
-                ("\(plan.documents) saves in one transaction (a fresh file each round)", plan.documents, plan.iterations)
+                (
+                    "\(plan.documents) saves in one transaction (a fresh file each round)", plan.documents,
+                    plan.iterations
+                )
             case .singleSave:
-                ("\(plan.singleSaves) saves, one transaction each (a fresh file each round)", plan.singleSaves,
-                    plan.singleSaveIterations)
+                (
+                    "\(plan.singleSaves) saves, one transaction each (a fresh file each round)", plan.singleSaves,
+                    plan.singleSaveIterations
+                )
             case .load:
-                ("\(plan.loads) point loads of random keys from \(plan.documents) documents", plan.loads, plan.iterations)
+                (
+                    "\(plan.loads) point loads of random keys from \(plan.documents) documents", plan.loads,
+                    plan.iterations
+                )
             case .upgrade:
-                ("bulk upgrade of \(plan.documents) documents 1.0 -> 2.0, batches of \(plan.upgradeBatch) "
-                    + "(a fresh copy each round)", plan.documents, max(3, plan.iterations / 2))
+                (
+                    "bulk upgrade of \(plan.documents) documents 1.0 -> 2.0, batches of \(plan.upgradeBatch) "
+                        + "(a fresh copy each round)", plan.documents, max(3, plan.iterations / 2)
+                )
             }
         let outcomes = Harness.measure(
             list.map(\.contender), warmUp: warmUp, iterations: options.iterations ?? iterations)

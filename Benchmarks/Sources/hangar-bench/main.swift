@@ -26,8 +26,9 @@ func elapsed(since start: ContinuousClock.Instant) -> String {
 
 let info = ProcessInfo.processInfo
 print("hangar-bench \(options.quick ? "(quick) " : "")- \(Date())")
-print("machine: \(info.operatingSystemVersionString), \(info.activeProcessorCount) cores, "
-    + "\(info.physicalMemory >> 30) GiB; load average before: \(loadAverage())")
+print(
+    "machine: \(info.operatingSystemVersionString), \(info.activeProcessorCount) cores, "
+        + "\(info.physicalMemory >> 30) GiB; load average before: \(loadAverage())")
 print("allocation counting: \(Harness.countsAllocations ? "on (malloc-family calls per run, fewest seen)" : "off")")
 
 // MARK: Datasets
@@ -91,8 +92,9 @@ do {
             if structs == nil { dataset.notes.append("Codable rows left out (no mirror fits)") }
             datasets.append(dataset)
         } else {
-            print("\nnote: corpus file \(corpusFile) is MISSING (looked in ../../shared/corpus relative to Benchmarks/ "
-                + "and to the current directory; set HANGAR_CORPUS_DIR to override): that dataset is skipped")
+            print(
+                "\nnote: corpus file \(corpusFile) is MISSING (looked in ../../shared/corpus relative to Benchmarks/ "
+                    + "and to the current directory; set HANGAR_CORPUS_DIR to override): that dataset is skipped")
         }
     }
 } catch {
@@ -104,12 +106,15 @@ let ours = OurCodecs.probe(xmlSample: datasets.first?.xml ?? [])
 if !datasets.isEmpty {
     print("MB/s = reference input size / time (the same size for every contender of a row group);")
     print("ours/peer = peer time / our time (>1: we are faster); contenders take turns within each round.")
-    print("\nsetup: \(elapsed(since: setupStart)); our XML reader: \(ours.xmlReader ? "present" : "n/a (unsupported)"), "
-        + "our XML writer: \(ours.xmlWriter ? "present" : "n/a (unsupported)")")
+    print(
+        "\nsetup: \(elapsed(since: setupStart)); our XML reader: \(ours.xmlReader ? "present" : "n/a (unsupported)"), "
+            + "our XML writer: \(ours.xmlWriter ? "present" : "n/a (unsupported)")")
 }
 for dataset in datasets {
-    print("  \(dataset.name): binary \(megabytes(dataset.binary.count)), XML \(megabytes(dataset.xml.count)) "
-        + "(XML input written by PropertyListSerialization); \(dataset.warmUp) warm-up + \(dataset.iterations) runs")
+    print(
+        "  \(dataset.name): binary \(megabytes(dataset.binary.count)), XML \(megabytes(dataset.xml.count)) "
+            + "(XML input written by PropertyListSerialization); \(dataset.warmUp) warm-up + \(dataset.iterations) runs"
+    )
     for note in dataset.notes { print("    \(note)") }
 }
 fflush(nil)  // all streams: progress shows when stdout is a file

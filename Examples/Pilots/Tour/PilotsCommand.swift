@@ -27,7 +27,9 @@ struct PilotsCommand: ParsableCommand {
     func run() throws {
         let path = db ?? Store.defaultPath(application: Tour.application)
         guard let frozen = TourFiles.migrationsDirectory(override: migrations) else {
-            printError("pilots: cannot find Migrations/Pilots/pilot-v1.0.plist; run from the repository, or pass --migrations DIR")
+            printError(
+                "pilots: cannot find Migrations/Pilots/pilot-v1.0.plist; run from the repository, or pass --migrations DIR"
+            )
             throw ExitCode(1)
         }
         do {

@@ -46,7 +46,8 @@ struct Tour {
 
     func registerModels() {
         heading(1, "Register the models and their class tags")
-        let registry = ClassRegistry.pilots  // Examples/Pilots/Models/PilotRegistry.swift: three register(_:tag:as:) calls
+        // Examples/Pilots/Models/PilotRegistry.swift: three register(_:tag:as:) calls.
+        let registry = ClassRegistry.pilots
         print("  ClassRegistry.pilots, an allow-list: a tag builds only the type registered for it")
         for type in [Airplane.self, PoweredAirplane.self, Glider.self] {
             print("  \(pad("\(type)", 16)) class tag \"\(registry.tag(for: type) ?? "-")\"")
@@ -81,7 +82,9 @@ struct Tour {
             try Fleet.pilots.compactMap { try transaction.load(Pilot.self, key: $0.key) }
         }
         for document in loaded {
-            print("  \(describe(document.value)) — \(document.key), revision \(document.revision), \(document.storedVersion)")
+            print(
+                "  \(describe(document.value)) — \(document.key), revision \(document.revision), \(document.storedVersion)"
+            )
             for airplane in document.value.airplanes { print("    \(describe(airplane))") }
         }
         let intact = zip(loaded, Fleet.pilots).allSatisfy { loaded, saved in
@@ -117,7 +120,9 @@ struct Tour {
         guard let old = try store.read({ try $0.load(Pilot.self, key: "ada-2019", in: Self.archive) }) else {
             throw TourError("the imported document is missing")
         }
-        print("  Imported as \(Self.archive)/ada-2019 and loaded (stored \(old.storedVersion), migrated: \(old.wasMigrated)):")
+        print(
+            "  Imported as \(Self.archive)/ada-2019 and loaded (stored \(old.storedVersion), migrated: \(old.wasMigrated)):"
+        )
         for event in migrations.removeAll() { print("    observer: \(event)") }
         print("  \(describe(old.value))")
         for airplane in old.value.airplanes { print("    \(describe(airplane))") }
@@ -176,7 +181,9 @@ struct Tour {
         let history = try store.read { try $0.history(in: Pilot.collection, key: key) }
         print("  History of \(Pilot.collection)/\(key) (the last 4 earlier revisions are kept):")
         for entry in history {
-            print("    revision \(pad("\(entry.revision)", 3)) format \(entry.version)\(entry.isCurrent ? "  (current)" : "")")
+            print(
+                "    revision \(pad("\(entry.revision)", 3)) format \(entry.version)\(entry.isCurrent ? "  (current)" : "")"
+            )
         }
         do {
             try store.write { try $0.save(Fleet.ada, key: key, expectedRevision: second) }
@@ -239,7 +246,9 @@ struct Tour {
         print("  Bulk upgrade of \"\(Pilot.collection)\" leaves it alone: newer = \(report.newer)")
         let after = try store.read { try $0.document(in: Pilot.collection, key: key) }
         if let after, after == before {
-            print("  Stored document unchanged: revision \(after.revision), format \(after.version), \(after.body.count) bytes")
+            print(
+                "  Stored document unchanged: revision \(after.revision), format \(after.version), \(after.body.count) bytes"
+            )
         } else {
             print("  The stored document changed: THIS IS A BUG")
         }

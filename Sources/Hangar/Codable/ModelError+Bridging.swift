@@ -5,13 +5,21 @@ extension ModelError {
         case let error as ModelError:
             self = error
         case DecodingError.keyNotFound(let key, let context):
-            self.init(.missingKey, "missing key \(key.stringValue.debugDescription)", at: ModelPath(codingPath: context.codingPath), underlying: error)
+            self.init(
+                .missingKey, "missing key \(key.stringValue.debugDescription)",
+                at: ModelPath(codingPath: context.codingPath), underlying: error)
         case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
-            self.init(.typeMismatch, context.debugDescription, at: ModelPath(codingPath: context.codingPath), underlying: error)
+            self.init(
+                .typeMismatch, context.debugDescription, at: ModelPath(codingPath: context.codingPath),
+                underlying: error)
         case DecodingError.dataCorrupted(let context):
-            self.init(.invalidValue, context.debugDescription, at: ModelPath(codingPath: context.codingPath), underlying: error)
+            self.init(
+                .invalidValue, context.debugDescription, at: ModelPath(codingPath: context.codingPath),
+                underlying: error)
         case EncodingError.invalidValue(_, let context):
-            self.init(.invalidValue, context.debugDescription, at: ModelPath(codingPath: context.codingPath), underlying: error)
+            self.init(
+                .invalidValue, context.debugDescription, at: ModelPath(codingPath: context.codingPath),
+                underlying: error)
         default:
             self.init(.invalidValue, String(describing: error), at: path, underlying: error)
         }

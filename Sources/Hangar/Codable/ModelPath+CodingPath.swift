@@ -29,7 +29,11 @@ extension ModelPath {
     init(codingPath: [any CodingKey]) {
         self.init(
             codingPath.map { key -> Component in
-                if let key = key as? PathCodingKey, let index = key.intValue { .index(index) } else { .key(key.stringValue) }
+                if let key = key as? PathCodingKey, let index = key.intValue {
+                    .index(index)
+                } else {
+                    .key(key.stringValue)
+                }
             }
         )
     }

@@ -38,7 +38,8 @@ struct KeyedValueEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtoc
         let nested = EncodedDictionary()
         box.entries[key.stringValue] = .dictionary(nested)
         return KeyedEncodingContainer(
-            KeyedValueEncodingContainer<NestedKey>(encoder: encoder, box: nested, path: path.appending(key: key.stringValue))
+            KeyedValueEncodingContainer<NestedKey>(
+                encoder: encoder, box: nested, path: path.appending(key: key.stringValue))
         )
     }
 
@@ -95,11 +96,13 @@ struct UnkeyedValueEncodingContainer: UnkeyedEncodingContainer {
         box.elements.append(try encoder.box(value, at: path.appending(index: count)))
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy _: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy _: NestedKey.Type) -> KeyedEncodingContainer<NestedKey>
+    {
         let nested = EncodedDictionary()
         let nestedPath = path.appending(index: count)
         box.elements.append(.dictionary(nested))
-        return KeyedEncodingContainer(KeyedValueEncodingContainer<NestedKey>(encoder: encoder, box: nested, path: nestedPath))
+        return KeyedEncodingContainer(
+            KeyedValueEncodingContainer<NestedKey>(encoder: encoder, box: nested, path: nestedPath))
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {

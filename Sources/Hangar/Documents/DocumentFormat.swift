@@ -97,7 +97,8 @@ public struct DocumentFormat: Sendable {
     ) {
         let steps: [Int: DocumentMigration]
         do {
-            steps = try Self.validate(current: current, oldestReadableMajor: oldestReadableMajor, migrations: migrations)
+            steps = try Self.validate(
+                current: current, oldestReadableMajor: oldestReadableMajor, migrations: migrations)
         } catch {
             preconditionFailure("Hangar: invalid DocumentFormat: \(error)")
         }
@@ -129,7 +130,8 @@ public struct DocumentFormat: Sendable {
             guard migration.fromMajor >= oldest, migration.fromMajor < current.major else {
                 throw DocumentError(
                     .invalidFormat,
-                    "Migration \"\(migration.name)\" starts at major \(migration.fromMajor), outside \(oldest)..<\(current.major)")
+                    "Migration \"\(migration.name)\" starts at major \(migration.fromMajor), outside \(oldest)..<\(current.major)"
+                )
             }
             steps[migration.fromMajor] = migration
         }
@@ -234,7 +236,8 @@ public struct DocumentFormat: Sendable {
             throw DocumentError(.missingVersion, "The document has no \(key)")
         }
         guard case .integer(let integer) = value, let number = integer.exactly(Int.self), number >= 0 else {
-            throw DocumentError(.invalidVersion, "\(key) is \(value.kindName) \(describe(value)), not a non-negative integer")
+            throw DocumentError(
+                .invalidVersion, "\(key) is \(value.kindName) \(describe(value)), not a non-negative integer")
         }
         return number
     }

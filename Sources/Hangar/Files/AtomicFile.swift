@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Reads and atomically replaces whole files, the way `writeToFile:atomically:` does: the bytes go to a
@@ -101,7 +101,9 @@ public enum AtomicFile {
         defer { closedir(folder) }
         let length = prefix.utf8.count + 6
         while let entry = readdir(folder) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
             guard name.utf8.count == length, name.hasPrefix(prefix) else { continue }
             let candidate = directory + "/" + name
             let descriptor = open(candidate, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)

@@ -14,7 +14,8 @@ enum ModelCoding {
         do throws(ModelError) {
             if case .dictionary(let entries) = value, let tag = entries[classKey], T.self is AnyObject.Type {
                 guard case .string(let tag) = tag else {
-                    throw ModelError.typeMismatch(expected: "string", found: tag, at: ModelPath.root.appending(key: classKey))
+                    throw ModelError.typeMismatch(
+                        expected: "string", found: tag, at: ModelPath.root.appending(key: classKey))
                 }
                 return try ClassRegistry.current.instantiate(T.self, tag: tag, from: value)
             }

@@ -1,5 +1,5 @@
-import PropertyList
 import Foundation
+import PropertyList
 
 extension ModelError {
     /// `missing key "name"`, reported at the dictionary's path.

@@ -16,7 +16,8 @@ extension Array: PropertyListRepresentable where Element: PropertyListRepresenta
         var result: [Element] = []
         result.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
-            result.append(try ModelCoding.decode(Element.self, from: element, at: ModelPath.root.appending(index: index)))
+            result.append(
+                try ModelCoding.decode(Element.self, from: element, at: ModelPath.root.appending(index: index)))
         }
         self = result
     }

@@ -46,7 +46,9 @@ extension Double: PropertyListRepresentable {
         case .real(let value):
             self = value
         case .integer(let integer):
-            let exact = integer.int64Value.flatMap { Double(exactly: $0) } ?? integer.uint64Value.flatMap { Double(exactly: $0) }
+            let exact =
+                integer.int64Value.flatMap { Double(exactly: $0) }
+                ?? integer.uint64Value.flatMap { Double(exactly: $0) }
             guard let exact else { throw .outOfRange(propertyList, for: Double.self) }
             self = exact
         default:

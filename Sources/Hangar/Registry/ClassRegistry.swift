@@ -54,13 +54,17 @@ public struct ClassRegistry: Sendable {
         let typeID = ObjectIdentifier(Model.self)
         let baseID = ObjectIdentifier(Base.self)
         if let existing = tagsByType[typeID] {
-            precondition(existing == tag, "\(Model.self) is already registered under tag \"\(existing)\", not \"\(tag)\"")
+            precondition(
+                existing == tag, "\(Model.self) is already registered under tag \"\(existing)\", not \"\(tag)\"")
         }
         if let existing = entriesByBase[baseID]?[tag] {
-            precondition(existing.typeName == "\(Model.self)", "tag \"\(tag)\" is already registered for \(Base.self) as \(existing.typeName)")
+            precondition(
+                existing.typeName == "\(Model.self)",
+                "tag \"\(tag)\" is already registered for \(Base.self) as \(existing.typeName)")
             return
         }
-        let make: @Sendable (PropertyList) throws(ModelError) -> any PropertyListRepresentable = { value throws(ModelError) in
+        let make: @Sendable (PropertyList) throws(ModelError) -> any PropertyListRepresentable = {
+            value throws(ModelError) in
             try Model(propertyList: value)
         }
         entriesByBase[baseID, default: [:]][tag] = Entry(tag: tag, typeName: "\(Model.self)", make: make)

@@ -159,7 +159,8 @@ public class ReadTransaction {
             arguments.append(value)
             sql += " AND value \(comparison) ?\(arguments.count)"
             // Keep the comparison within one storage class, as a caller means it.
-            sql += IndexValue.isText(value) ? " AND typeof(value) = 'text'" : " AND typeof(value) IN ('integer', 'real')"
+            sql +=
+                IndexValue.isText(value) ? " AND typeof(value) = 'text'" : " AND typeof(value) IN ('integer', 'real')"
         }
         return try query(sql + " ORDER BY key", arguments, collection: collection) { $0.text(at: 0) }
     }
@@ -271,7 +272,8 @@ enum IndexValue {
     static func sqlite(_ value: PropertyList) -> SQLiteValue? {
         switch value {
         case .string(let string): .text(string)
-        case .integer(let integer): integer.int64Value.map(SQLiteValue.integer) ?? .real(Double(integer.uint64Value ?? 0))
+        case .integer(let integer):
+            integer.int64Value.map(SQLiteValue.integer) ?? .real(Double(integer.uint64Value ?? 0))
         case .real(let real): real.isNaN ? nil : .real(real)
         case .date(let seconds): .real(seconds)
         case .boolean(let flag): .integer(flag ? 1 : 0)

@@ -64,7 +64,8 @@ extension Store {
         return paths
     }
 
-    private func storedOrThrow(key: String, in collection: String, revision: Int?) throws(StoreError) -> StoredDocument {
+    private func storedOrThrow(key: String, in collection: String, revision: Int?) throws(StoreError) -> StoredDocument
+    {
         let found: StoredDocument?
         do {
             found = try read { transaction in
@@ -99,7 +100,8 @@ extension Store {
         do {
             try AtomicFile.save(bytes, to: path)
         } catch {
-            throw StoreError(.io, "Cannot write \(path)", collection: stored.collection, key: stored.key, underlying: error)
+            throw StoreError(
+                .io, "Cannot write \(path)", collection: stored.collection, key: stored.key, underlying: error)
         }
     }
 

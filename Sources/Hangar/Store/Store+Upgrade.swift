@@ -77,16 +77,17 @@ extension Store {
     /// `~/.local/share/application`) on Linux; Application Support/`application` on Apple platforms.
     public static func defaultDirectory(application: String) -> String {
         #if canImport(Darwin)
-        let base = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first?.path
-            ?? NSHomeDirectory() + "/Library/Application Support"
+            let base =
+                FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first?.path
+                ?? NSHomeDirectory() + "/Library/Application Support"
         #else
-        let environment = ProcessInfo.processInfo.environment
-        let base: String
-        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
-            base = xdg
-        } else {
-            base = (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
-        }
+            let environment = ProcessInfo.processInfo.environment
+            let base: String
+            if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
+                base = xdg
+            } else {
+                base = (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
+            }
         #endif
         return base + "/" + application
     }

@@ -142,7 +142,9 @@ public final class Store: Sendable {
         try await Self.offload { try self.write(body) }
     }
 
-    private static func offload<Result: Sendable>(_ work: @escaping @Sendable () throws -> Result) async throws -> Result {
+    private static func offload<Result: Sendable>(_ work: @escaping @Sendable () throws -> Result) async throws
+        -> Result
+    {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
                 continuation.resume(with: Swift.Result { try work() })

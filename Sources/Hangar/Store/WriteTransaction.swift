@@ -49,7 +49,8 @@ public final class WriteTransaction: ReadTransaction {
         }
         let envelope: PropertyList
         do {
-            envelope = try DocumentCoding.envelope(for: document, registry: registry, extraContent: kept, version: version)
+            envelope = try DocumentCoding.envelope(
+                for: document, registry: registry, extraContent: kept, version: version)
         } catch {
             throw StoreError(
                 .invalidDocument, "\(Document.self) cannot be stored", collection: collection, key: key,
@@ -185,9 +186,11 @@ public final class WriteTransaction: ReadTransaction {
                 ], collection: collection, key: key)
         } else {
             // A document deleted and saved again goes on from its history's last revision.
-            let last = try query(
-                "SELECT max(revision) FROM history WHERE collection = ?1 AND key = ?2", [.text(collection), .text(key)]
-            ) { Int($0.int64(at: 0)) }.first ?? 0
+            let last =
+                try query(
+                    "SELECT max(revision) FROM history WHERE collection = ?1 AND key = ?2",
+                    [.text(collection), .text(key)]
+                ) { Int($0.int64(at: 0)) }.first ?? 0
             revision = last + 1
             try execute(
                 """
@@ -229,7 +232,8 @@ public final class WriteTransaction: ReadTransaction {
         let arguments: [SQLiteValue] = [.text(collection), .text(key)]
         switch store.configuration.options(for: collection).history {
         case .keepNone:
-            try execute("DELETE FROM history WHERE collection = ?1 AND key = ?2", arguments, collection: collection, key: key)
+            try execute(
+                "DELETE FROM history WHERE collection = ?1 AND key = ?2", arguments, collection: collection, key: key)
         case .keepAll:
             try copyCurrentToHistory(arguments, collection: collection, key: key)
         case .keepLast(let count):

@@ -53,7 +53,8 @@ struct Trailer {
         // Widths outside 1…8 cannot be read as integers.
         guard (1...8).contains(offsetIntSize) else {
             throw PropertyListError(
-                .malformed, "The trailer's offset size is \(offsetIntSize); it must be 1 to 8", at: .byteOffset(start + 6))
+                .malformed, "The trailer's offset size is \(offsetIntSize); it must be 1 to 8",
+                at: .byteOffset(start + 6))
         }
         guard (1...8).contains(objectRefSize) else {
             throw PropertyListError(
@@ -190,19 +191,22 @@ struct BinaryDecoder {
         case 0x2:
             guard info == 2 || info == 3 else {
                 throw PropertyListError(
-                    .malformed, "A real of \(1 << min(info, 15)) bytes is not valid (only 4 or 8)", at: .byteOffset(start))
+                    .malformed, "A real of \(1 << min(info, 15)) bytes is not valid (only 4 or 8)",
+                    at: .byteOffset(start))
             }
             let width = 1 << info
             try checkPayload(start: start + 1, count: width, elementSize: 1, at: start)
             let bits = reader.bigEndianUInt(at: start + 1, width: width)
-            return .real(info == 2 ? Double(Float(bitPattern: UInt32(truncatingIfNeeded: bits))) : Double(bitPattern: bits))
+            return .real(
+                info == 2 ? Double(Float(bitPattern: UInt32(truncatingIfNeeded: bits))) : Double(bitPattern: bits))
         case 0x3:
             guard marker == 0x33 else { throw unknownMarker(marker, at: start) }
             try checkPayload(start: start + 1, count: 8, elementSize: 1, at: start)
             let seconds = Double(bitPattern: reader.bigEndianUInt(at: start + 1, width: 8))
             // XML and JSON cannot write a NaN or infinite date; refusing it keeps every format round-trippable.
             guard seconds.isFinite else {
-                throw PropertyListError(.invalidValue, "A date is \(seconds), not a finite time", at: .byteOffset(start))
+                throw PropertyListError(
+                    .invalidValue, "A date is \(seconds), not a finite time", at: .byteOffset(start))
             }
             return .date(seconds)
         case 0x4:
@@ -229,7 +233,8 @@ struct BinaryDecoder {
             // NSKeyedArchiver's UID: n+1 bytes, mapped to the dictionary Apple's XML writer uses for it.
             let width = info + 1
             guard width <= 8 else {
-                throw PropertyListError(.malformed, "A UID of \(width) bytes is not valid (at most 8)", at: .byteOffset(start))
+                throw PropertyListError(
+                    .malformed, "A UID of \(width) bytes is not valid (at most 8)", at: .byteOffset(start))
             }
             try checkPayload(start: start + 1, count: width, elementSize: 1, at: start)
             return .dictionary(["CF$UID": .integer(.init(reader.bigEndianUInt(at: start + 1, width: width)))])
@@ -248,7 +253,9 @@ struct BinaryDecoder {
         }
     }
 
-    private mutating func array(object: Int, marker: UInt8, at start: Int, depth: Int) throws(PropertyListError) -> [PropertyList] {
+    private mutating func array(object: Int, marker: UInt8, at start: Int, depth: Int) throws(PropertyListError)
+        -> [PropertyList]
+    {
         let (length, refs) = try containerHeader(marker: marker, at: start, depth: depth, refsPerEntry: 1)
         onPath[object] = true
         var elements = [PropertyList]()
@@ -347,7 +354,8 @@ struct BinaryDecoder {
     /// Checks that `count` elements of `elementSize` bytes from `payload` end before the offset table,
     /// before anything is read or allocated.
     @inline(__always)
-    private func checkPayload(start payload: Int, count: Int, elementSize: Int, at start: Int) throws(PropertyListError) {
+    private func checkPayload(start payload: Int, count: Int, elementSize: Int, at start: Int) throws(PropertyListError)
+    {
         let (size, overflow) = count.multipliedReportingOverflow(by: elementSize)
         guard !overflow, payload <= trailer.offsetTableOffset, size <= trailer.offsetTableOffset - payload else {
             throw payloadPastEnd(count: UInt64(count), at: start)
@@ -372,7 +380,8 @@ struct BinaryDecoder {
     }
 
     private func unsupported(_ what: String, at start: Int) -> PropertyListError {
-        PropertyListError(.unsupported, "Binary property list values of type \(what) are not supported", at: .byteOffset(start))
+        PropertyListError(
+            .unsupported, "Binary property list values of type \(what) are not supported", at: .byteOffset(start))
     }
 
     private func unknownMarker(_ marker: UInt8, at start: Int) -> PropertyListError {

@@ -102,9 +102,15 @@ struct ByteReader {
                 index += 1
                 var scalar = unit
                 if unit >= 0xD800 && unit <= 0xDFFF {
-                    guard unit <= 0xDBFF, index < units else { failed = true; return 0 }
+                    guard unit <= 0xDBFF, index < units else {
+                        failed = true
+                        return 0
+                    }
                     let low = UInt32(base[offset + 2 * index]) << 8 | UInt32(base[offset + 2 * index + 1])
-                    guard low >= 0xDC00 && low <= 0xDFFF else { failed = true; return 0 }
+                    guard low >= 0xDC00 && low <= 0xDFFF else {
+                        failed = true
+                        return 0
+                    }
                     index += 1
                     scalar = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
                 }
@@ -181,4 +187,3 @@ func withByteReader<Result>(
     }
     return try outcome.get()
 }
-

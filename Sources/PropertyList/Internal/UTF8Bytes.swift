@@ -31,7 +31,7 @@ enum UTF8Bytes {
             case (nil, nil): return (false, true)
             case (nil, _): return (true, true)
             case (_, nil): return (false, true)
-            case let (x?, y?) where x != y: return (x < y, x < 0xEE && y < 0xEE)
+            case (let x?, let y?) where x != y: return (x < y, x < 0xEE && y < 0xEE)
             default: continue
             }
         }

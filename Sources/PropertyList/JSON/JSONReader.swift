@@ -119,7 +119,8 @@ struct JSONScanner {
                 let closer = container == .array ? UInt8(ascii: "]") : UInt8(ascii: "}")
                 guard position < reader.count else {
                     throw failure(
-                        .malformed, "Found the end of the input where ',' or '\(Character(UnicodeScalar(closer)))' was expected",
+                        .malformed,
+                        "Found the end of the input where ',' or '\(Character(UnicodeScalar(closer)))' was expected",
                         at: position)
                 }
                 let byte = reader[position]

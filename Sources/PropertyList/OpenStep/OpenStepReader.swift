@@ -156,7 +156,8 @@ struct OpenStepScanner {
                     arrays[arrays.count - 1].append(finished)
                     try skipBlanks()
                     guard position < reader.count else {
-                        throw failure(.malformed, "Found the end of the input where ',' or ')' was expected", at: position)
+                        throw failure(
+                            .malformed, "Found the end of the input where ',' or ')' was expected", at: position)
                     }
                     if reader[position] == UInt8(ascii: ",") {
                         position += 1
@@ -183,7 +184,8 @@ struct OpenStepScanner {
                 }
                 position += 1
                 try skipBlanks()
-                let closes = frame == .dictionary
+                let closes =
+                    frame == .dictionary
                     ? position < reader.count && reader[position] == UInt8(ascii: "}")
                     : position == reader.count
                 if !closes {
@@ -212,7 +214,8 @@ struct OpenStepScanner {
         try skipBlanks()
         guard position < reader.count, reader[position] == UInt8(ascii: "=") else {
             throw failure(
-                .malformed, "Found \(found(at: position)) where '=' was expected after key \"\(XMLScanner.snippet(key))\"",
+                .malformed,
+                "Found \(found(at: position)) where '=' was expected after key \"\(XMLScanner.snippet(key))\"",
                 at: position)
         }
         position += 1
@@ -245,7 +248,8 @@ struct OpenStepScanner {
             default:
                 let digit = NumberText.hexDigitValue(byte)
                 guard digit < 16 else {
-                    throw failure(.malformed, "Found \(found(at: position)) in data (expected hex digits)", at: position)
+                    throw failure(
+                        .malformed, "Found \(found(at: position)) in data (expected hex digits)", at: position)
                 }
                 if let first = high {
                     bytes.append(first << 4 | digit)
@@ -332,7 +336,8 @@ struct OpenStepScanner {
             }
             if (0xD800...0xDBFF).contains(value) {
                 let next = position
-                guard next + 1 < reader.count, reader[next] == UInt8(ascii: "\\"), reader[next + 1] | 0x20 == UInt8(ascii: "u")
+                guard next + 1 < reader.count, reader[next] == UInt8(ascii: "\\"),
+                    reader[next + 1] | 0x20 == UInt8(ascii: "u")
                 else {
                     throw failure(.invalidValue, "Found an unpaired surrogate \\U\(XMLScanner.hex4(value))", at: offset)
                 }

@@ -4,8 +4,9 @@ enum FormatDetector {
         if bytes.starts(with: BinaryFormat.magicPrefix) { return .binary }
         var index = 0
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
-        while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x09 || bytes[index] == 0x0A
-            || bytes[index] == 0x0D
+        while index < bytes.count,
+            bytes[index] == 0x20 || bytes[index] == 0x09 || bytes[index] == 0x0A
+                || bytes[index] == 0x0D
         {
             index += 1
         }
@@ -18,7 +19,8 @@ enum FormatDetector {
             var cursor = index + 1
             while cursor < bytes.count, bytes[cursor] != UInt8(ascii: ">") {
                 let byte = bytes[cursor] | 0x20  // ASCII lower case
-                let isHexOrBlank = (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+                let isHexOrBlank =
+                    (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
                     || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f")) || bytes[cursor] <= 0x20
                 if !isHexOrBlank { return .xml }
                 cursor += 1

@@ -48,14 +48,14 @@ extension PropertyList {
 extension PropertyList: Hashable {
     public static func == (lhs: PropertyList, rhs: PropertyList) -> Bool {
         switch (lhs, rhs) {
-        case let (.string(a), .string(b)): a.unicodeScalarsEqual(b)
-        case let (.integer(a), .integer(b)): a == b
-        case let (.real(a), .real(b)): a.bitPattern == b.bitPattern
-        case let (.boolean(a), .boolean(b)): a == b
-        case let (.date(a), .date(b)): a.bitPattern == b.bitPattern
-        case let (.data(a), .data(b)): a == b
-        case let (.array(a), .array(b)): a == b
-        case let (.dictionary(a), .dictionary(b)): Self.dictionariesEqual(a, b)
+        case (.string(let a), .string(let b)): a.unicodeScalarsEqual(b)
+        case (.integer(let a), .integer(let b)): a == b
+        case (.real(let a), .real(let b)): a.bitPattern == b.bitPattern
+        case (.boolean(let a), .boolean(let b)): a == b
+        case (.date(let a), .date(let b)): a.bitPattern == b.bitPattern
+        case (.data(let a), .data(let b)): a == b
+        case (.array(let a), .array(let b)): a == b
+        case (.dictionary(let a), .dictionary(let b)): Self.dictionariesEqual(a, b)
         default: false
         }
     }

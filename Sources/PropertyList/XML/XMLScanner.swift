@@ -420,8 +420,10 @@ struct XMLScanner {
             }
             end = question + 1
         }
-        let isDeclaration = target == 3 && reader[targetStart] | 0x20 == UInt8(ascii: "x")
-            && reader[targetStart + 1] | 0x20 == UInt8(ascii: "m") && reader[targetStart + 2] | 0x20 == UInt8(ascii: "l")
+        let isDeclaration =
+            target == 3 && reader[targetStart] | 0x20 == UInt8(ascii: "x")
+            && reader[targetStart + 1] | 0x20 == UInt8(ascii: "m")
+            && reader[targetStart + 2] | 0x20 == UInt8(ascii: "l")
         if isDeclaration {
             guard atDocumentStart else {
                 throw failure(.malformed, "Found an XML declaration after the start of the document", at: offset)
@@ -541,7 +543,8 @@ struct XMLScanner {
             guard index > digitsStart, index < reader.count, reader[index] == UInt8(ascii: ";") else {
                 throw failure(.malformed, "Found a malformed character reference", at: offset)
             }
-            let allowed = value == 0x9 || value == 0xA || value == 0xD || (0x20...0xD7FF).contains(value)
+            let allowed =
+                value == 0x9 || value == 0xA || value == 0xD || (0x20...0xD7FF).contains(value)
                 || (0xE000...0xFFFD).contains(value) || (0x10000...0x10FFFF).contains(value)
             guard allowed, let scalar = Unicode.Scalar(value) else {
                 throw failure(
@@ -570,7 +573,8 @@ struct XMLScanner {
         case "apos": scalar = "'"
         case "quot": scalar = "\""
         default:
-            throw failure(.malformed, "Found unknown entity &\(name); (entities are never declared or expanded)", at: offset)
+            throw failure(
+                .malformed, "Found unknown entity &\(name); (entities are never declared or expanded)", at: offset)
         }
         return (scalar, index + 1)
     }
@@ -659,7 +663,9 @@ struct XMLScanner {
     @inline(__always)
     private func checkControl(_ byte: UInt8, at offset: Int) throws(PropertyListError) {
         guard byte == 0x09 || byte == 0x0A || byte == 0x0D else {
-            throw failure(.malformed, "Found control character U+\(Self.hex4(UInt32(byte))), which XML does not allow", at: offset)
+            throw failure(
+                .malformed, "Found control character U+\(Self.hex4(UInt32(byte))), which XML does not allow", at: offset
+            )
         }
     }
 

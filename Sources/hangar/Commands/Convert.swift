@@ -56,14 +56,16 @@ struct Convert: ParsableCommand {
             do throws(PropertyListError) {
                 bytes = try value.encoded(as: target.format, options: options)
             } catch {
-                let refusedDateOrData = target == .json && error.code == .unrepresentable && !lossy
+                let refusedDateOrData =
+                    target == .json && error.code == .unrepresentable && !lossy
                     && (error.message.hasPrefix("A date") || error.message.hasPrefix("Data"))
                 guard refusedDateOrData else { throw FileFailure(path: file, error) }
                 throw FileFailure(path: file, reason: "\(error); --lossy writes dates and data as strings")
             }
             if target == .xml1, let path = value.firstSubsecondDatePath {
-                printError("\(file): warning: XML keeps whole seconds; the fraction of the date at "
-                    + "\(path.isEmpty ? "the root" : path) (and any others) is dropped")
+                printError(
+                    "\(file): warning: XML keeps whole seconds; the fraction of the date at "
+                        + "\(path.isEmpty ? "the root" : path) (and any others) is dropped")
             }
             let destination = output ?? file
             do throws(AtomicFile.Failure) {

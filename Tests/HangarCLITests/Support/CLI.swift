@@ -83,7 +83,8 @@ func assertSnapshot(_ actual: String, named name: String, sourceLocation: Source
         return
     }
     guard let expected = FileManager.default.contents(atPath: path) else {
-        Issue.record("No snapshot \(name); run with HANGAR_RECORD_SNAPSHOTS=1 to record it", sourceLocation: sourceLocation)
+        Issue.record(
+            "No snapshot \(name); run with HANGAR_RECORD_SNAPSHOTS=1 to record it", sourceLocation: sourceLocation)
         return
     }
     #expect(actual == String(decoding: expected, as: UTF8.self), "snapshot \(name)", sourceLocation: sourceLocation)

@@ -8,7 +8,9 @@ import Testing
     typealias Crew = CodableFixtures.Crew
 
     @Test func decodesEveryKind() throws {
-        #expect(try PropertyListValueDecoder().decode(Flight.self, from: CodableFixtures.flightValue) == CodableFixtures.flight)
+        #expect(
+            try PropertyListValueDecoder().decode(Flight.self, from: CodableFixtures.flightValue)
+                == CodableFixtures.flight)
     }
 
     @Test func roundTripsThroughTheEncoder() throws {
@@ -27,9 +29,14 @@ import Testing
             ModelError.Kind.typeMismatch, #"crew[1].hours: expected integer, found string "12""#
         ),
         (["crew": [["hours": 1]]], .missingKey, #"crew[0]: missing key "name""#),
-        (["crew": [["name": "Ada", "hours": -1]]], .outOfRange, "crew[0].hours: integer -1 is out of range for UInt64"),
-        (["crew": [["name": "Ada", "hours": 1, "nickname": false]]], .typeMismatch,
-         "crew[0].nickname: expected string, found boolean false"),
+        (
+            ["crew": [["name": "Ada", "hours": -1]]], .outOfRange,
+            "crew[0].hours: integer -1 is out of range for UInt64"
+        ),
+        (
+            ["crew": [["name": "Ada", "hours": 1, "nickname": false]]], .typeMismatch,
+            "crew[0].nickname: expected string, found boolean false"
+        ),
         (["crew": "Ada"], .typeMismatch, #"crew: expected array, found string "Ada""#),
         (["crew": ["x"]], .typeMismatch, #"crew[0]: expected dictionary, found string "x""#),
     ]
@@ -104,7 +111,10 @@ import Testing
     @Test func aPropertyListRepresentableTypeUsesItsOwnMapping() throws {
         let value = try PropertyListValueEncoder().encode(["oat": Celsius(degrees: -3.5)])
         #expect(value == ["oat": -3.5])
-        #expect(try PropertyListValueDecoder().decode([String: Celsius].self, from: value) == ["oat": Celsius(degrees: -3.5)])
+        #expect(
+            try PropertyListValueDecoder().decode([String: Celsius].self, from: value) == [
+                "oat": Celsius(degrees: -3.5)
+            ])
         expectModelError(.typeMismatch, #"oat: expected real, found string "cold""#) { () throws(ModelError) in
             try PropertyListValueDecoder().decode([String: Celsius].self, from: ["oat": "cold"])
         }

@@ -1,6 +1,7 @@
 import PropertyList
 import Synchronization
 import Testing
+
 @testable import Hangar
 
 @Suite struct DocumentFormatTests {
@@ -33,10 +34,11 @@ import Testing
         }
         #expect(opened.storedVersion == DocumentVersion(major: 1, minor: 2))
         #expect(opened.content == ["registrationNumber": "N1", "hours": 12])
-        #expect(events.withLock { $0 } == [
-            "migrated pilots/amelia from 1.2 to 2.0: rename registration",
-            "migrated pilots/amelia from 2.0 to 3.0: hours as integer",
-        ])
+        #expect(
+            events.withLock { $0 } == [
+                "migrated pilots/amelia from 1.2 to 2.0: rename registration",
+                "migrated pilots/amelia from 2.0 to 3.0: hours as integer",
+            ])
     }
 
     @Test func currentDocumentsOpenUnchanged() throws {
@@ -64,11 +66,23 @@ import Testing
     }
 
     @Test(arguments: [
-        (PropertyList.array([]), DocumentError.Kind.notAnEnvelope, "The document's top level is array, not a dictionary"),
+        (
+            PropertyList.array([]), DocumentError.Kind.notAnEnvelope,
+            "The document's top level is array, not a dictionary"
+        ),
         (PropertyList.dictionary(["minorVersion": 0]), .missingVersion, "The document has no majorVersion"),
-        (PropertyList.dictionary(["majorVersion": "2"]), .invalidVersion, "majorVersion is string \"2\", not a non-negative integer"),
-        (PropertyList.dictionary(["majorVersion": -1]), .invalidVersion, "majorVersion is integer -1, not a non-negative integer"),
-        (PropertyList.dictionary(["majorVersion": 3, "minorVersion": 1.5]), .invalidVersion, "minorVersion is real 1.5, not a non-negative integer"),
+        (
+            PropertyList.dictionary(["majorVersion": "2"]), .invalidVersion,
+            "majorVersion is string \"2\", not a non-negative integer"
+        ),
+        (
+            PropertyList.dictionary(["majorVersion": -1]), .invalidVersion,
+            "majorVersion is integer -1, not a non-negative integer"
+        ),
+        (
+            PropertyList.dictionary(["majorVersion": 3, "minorVersion": 1.5]), .invalidVersion,
+            "minorVersion is real 1.5, not a non-negative integer"
+        ),
     ])
     func badEnvelopes(document: PropertyList, kind: DocumentError.Kind, message: String) {
         #expect {
@@ -126,7 +140,8 @@ import Testing
             try format.open(["majorVersion": 1], name: "pilots/a")
         } throws: { error in
             guard let error = error as? DocumentError else { return false }
-            return error.kind == .migrationFailed && error.description.hasPrefix("pilots/a: migration \"split name\" from major 1 failed: ")
+            return error.kind == .migrationFailed
+                && error.description.hasPrefix("pilots/a: migration \"split name\" from major 1 failed: ")
                 && error.underlying is Broken
         }
     }
@@ -147,7 +162,10 @@ import Testing
                 },
             ])
         #expect(try format.open(["majorVersion": 1, "minorVersion": 0]).content == ["nickname": "", "rating": 0])
-        #expect(try format.open(["majorVersion": 1, "minorVersion": 1, "nickname": "A"]).content == ["nickname": "A", "rating": 0])
+        #expect(
+            try format.open(["majorVersion": 1, "minorVersion": 1, "nickname": "A"]).content == [
+                "nickname": "A", "rating": 0,
+            ])
         #expect(try format.open(["majorVersion": 1, "minorVersion": 2]).content == [:])
     }
 

@@ -2,11 +2,11 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A real child process (`hangar-stress`) whose standard output is read line by line as it comes, and
@@ -100,7 +100,9 @@ final class ChildProcess: @unchecked Sendable {
         defer { condition.unlock() }
         while true {
             if output.count >= needle.count,
-                (0...(output.count - needle.count)).contains(where: { output[$0..<($0 + needle.count)].elementsEqual(needle) })
+                (0...(output.count - needle.count)).contains(where: {
+                    output[$0..<($0 + needle.count)].elementsEqual(needle)
+                })
             {
                 return true
             }

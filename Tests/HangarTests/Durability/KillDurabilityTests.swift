@@ -4,11 +4,11 @@ import PropertyList
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// kill -9 durability: a real child process (`hangar-stress`, Tests/Tools) writes to a real store file in a
@@ -168,7 +168,8 @@ import Darwin
             temporaryBound = exportedThisCycle ? 1 : temporaryBound + 1
             let temporaries = try FileManager.default.contentsOfDirectory(atPath: exports).filter { $0 != "doc.plist" }
             #expect(temporaries.allSatisfy { $0.hasPrefix(".doc.plist.hangar-") }, "unexpected files: \(temporaries)")
-            #expect(temporaries.count <= temporaryBound, "after kill \(cycle + 1): \(temporaries.count) temporary files")
+            #expect(
+                temporaries.count <= temporaryBound, "after kill \(cycle + 1): \(temporaries.count) temporary files")
             mostTemporaryFiles = max(mostTemporaryFiles, temporaries.count)
             // The file is absent only if no export was ever acknowledged; otherwise it is one whole export.
             guard FileManager.default.fileExists(atPath: file) else {
@@ -318,7 +319,9 @@ struct SaveLoopChecker {
         for (revision, bytes) in acknowledged {
             let latest = current["\(revision.collection)/\(revision.key)"] ?? 0
             if let stored = revisions[revision] {
-                if stored != bytes { problems.append("\(revision.name): acknowledged bytes differ from the stored ones") }
+                if stored != bytes {
+                    problems.append("\(revision.name): acknowledged bytes differ from the stored ones")
+                }
             } else if let keep = Self.kept[revision.collection].flatMap({ $0 }), latest > revision.revision + keep {
                 continue
             } else {

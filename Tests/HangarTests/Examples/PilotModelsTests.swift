@@ -49,10 +49,11 @@ import Testing
         let value = ClassRegistry.pilots.encode(Self.makePilot())
         #expect(value["homeAirfield"] == nil)
         #expect(value["class"] == nil)
-        #expect(value["airplanes"]?[2] == [
-            "class": "Glider", "model": "ASK 21", "registrationNumber": "D-5421", "airframeHours": 9_000,
-            "aerotowLaunchCount": 1_500, "winchLaunchCount": 8_000,
-        ])
+        #expect(
+            value["airplanes"]?[2] == [
+                "class": "Glider", "model": "ASK 21", "registrationNumber": "D-5421", "airframeHours": 9_000,
+                "aerotowLaunchCount": 1_500, "winchLaunchCount": 8_000,
+            ])
         #expect(value["airplanes"]?[0]?["class"] == "Airplane")
         #expect(value["airplanes"]?[1]?["class"] == "PoweredAirplane")
     }
@@ -74,7 +75,8 @@ import Testing
 
     @Test func negativeAirframeHoursAreOutOfRange() {
         let value: PropertyList = [
-            "name": "X", "airplanes": [["class": "Airplane", "model": "m", "registrationNumber": "r", "airframeHours": -1]],
+            "name": "X",
+            "airplanes": [["class": "Airplane", "model": "m", "registrationNumber": "r", "airframeHours": -1]],
         ]
         expectModelError(.outOfRange, "airplanes[0].airframeHours: integer -1 is out of range for UInt64") {
             () throws(ModelError) in try ClassRegistry.pilots.decode(Pilot.self, from: value)

@@ -58,7 +58,9 @@ struct Airfield: VersionedDocument {
         let store = try Store(path: folder + "/airfields.sqlite")
 
         // Save, then load: every save gets a revision.
-        let revision = try store.write { try $0.save(Airfield(icao: "ESSB", name: "Bromma", elevationFeet: 47), key: "ESSB") }
+        let revision = try store.write {
+            try $0.save(Airfield(icao: "ESSB", name: "Bromma", elevationFeet: 47), key: "ESSB")
+        }
         let bromma = try store.read { try $0.load(Airfield.self, key: "ESSB") }
         print(bromma?.value.name ?? "-", bromma?.revision ?? 0)  // Bromma 1
 
@@ -94,13 +96,17 @@ struct Airfield: VersionedDocument {
     }()
 
     @Test func readmeShowsThisFilesCode() throws {
-        let readme = String(decoding: try #require(FileManager.default.contents(atPath: Self.root + "/README.md")), as: UTF8.self)
+        let readme = String(
+            decoding: try #require(FileManager.default.contents(atPath: Self.root + "/README.md")), as: UTF8.self)
         let source = String(decoding: try #require(FileManager.default.contents(atPath: #filePath)), as: UTF8.self)
-        let model = try section(of: source, from: "// README quick start: model\n", to: "// README quick start: end of model")
-        let use = try section(of: source, from: "        // README quick start: use\n", to: "        // README quick start: end of use")
-            .split(separator: "\n", omittingEmptySubsequences: false)
-            .map { $0.hasPrefix("        ") ? String($0.dropFirst(8)) : String($0) }
-            .joined(separator: "\n")
+        let model = try section(
+            of: source, from: "// README quick start: model\n", to: "// README quick start: end of model")
+        let use = try section(
+            of: source, from: "        // README quick start: use\n", to: "        // README quick start: end of use"
+        )
+        .split(separator: "\n", omittingEmptySubsequences: false)
+        .map { $0.hasPrefix("        ") ? String($0.dropFirst(8)) : String($0) }
+        .joined(separator: "\n")
         #expect(readme.contains(model.trimmingCharacters(in: .newlines)), "the README's model differs from this file's")
         #expect(readme.contains(use.trimmingCharacters(in: .newlines)), "the README's use differs from this file's")
     }

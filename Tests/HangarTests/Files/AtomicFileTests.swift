@@ -3,11 +3,11 @@ import Hangar
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 @Suite struct AtomicFileTests {
@@ -33,7 +33,8 @@ import Darwin
         #expect(!FileManager.default.fileExists(atPath: abandoned))
         #expect(FileManager.default.fileExists(atPath: live))
         #expect(FileManager.default.fileExists(atPath: unrelated))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
-            == [".doc.plist.hangar-XyZ789", ".other.plist.hangar-AbCd12", "doc.plist"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
+                == [".doc.plist.hangar-XyZ789", ".other.plist.hangar-AbCd12", "doc.plist"])
     }
 }

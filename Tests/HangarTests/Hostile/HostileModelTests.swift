@@ -75,7 +75,8 @@ final class Balloon: PropertyListRepresentable, @unchecked Sendable {
             kind: .typeMismatch, description: "airplanes[1].class: expected string, found array (0 elements)"),
         Case(
             name: "a type name in place of a tag",
-            document: pilot(airplanes: "<dict><key>class</key><string>PilotModels.Glider</string>\(airplaneFields)</dict>"),
+            document: pilot(
+                airplanes: "<dict><key>class</key><string>PilotModels.Glider</string>\(airplaneFields)</dict>"),
             kind: .unknownClassTag, description: #"airplanes[1]: unknown class tag "PilotModels.Glider" for Airplane"#),
     ]
 
@@ -94,7 +95,8 @@ final class Balloon: PropertyListRepresentable, @unchecked Sendable {
     /// The positive control: the same document with a registered airplane tag reads, so the refusals above are
     /// the allow-list's doing and not a broken document.
     @Test func theSameDocumentWithAnAllowedTagReads() throws {
-        let document = Self.pilot(airplanes: "<dict><key>class</key><string>Airplane</string>\(Self.airplaneFields)</dict>")
+        let document = Self.pilot(
+            airplanes: "<dict><key>class</key><string>Airplane</string>\(Self.airplaneFields)</dict>")
         let pilot = try Self.registry.decode(Pilot.self, from: PropertyList(xml: Array(document.utf8)))
         #expect(pilot.airplanes.count == 2)
         #expect(pilot.airplanes[0] is Glider)

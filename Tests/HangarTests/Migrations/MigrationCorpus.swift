@@ -56,7 +56,8 @@ enum MigrationCorpus {
     }
 
     static func bytes(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> [UInt8] {
-        let data = try #require(FileManager.default.contents(atPath: path), "missing \(path)", sourceLocation: sourceLocation)
+        let data = try #require(
+            FileManager.default.contents(atPath: path), "missing \(path)", sourceLocation: sourceLocation)
         return [UInt8](data)
     }
 
@@ -69,7 +70,9 @@ enum MigrationCorpus {
         _ actual: [UInt8], _ expected: [UInt8], _ what: String, sourceLocation: SourceLocation = #_sourceLocation
     ) {
         guard actual != expected else { return }
-        let offset = zip(actual, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(actual.count, expected.count)
+        let offset =
+            zip(actual, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+            ?? min(actual.count, expected.count)
         Issue.record(
             "\(what): \(actual.count) bytes, expected \(expected.count); first difference at byte offset \(offset)",
             sourceLocation: sourceLocation)

@@ -18,7 +18,9 @@ import Testing
             and run the tests once with HANGAR_RECORD_MIGRATIONS=current
             """)
         let expected = Set(
-            MigrationCorpus.versions.flatMap { ["pilot-v\($0).plist", "pilot-v\($0).xml", "expected/pilot-v\($0).xml"] })
+            MigrationCorpus.versions.flatMap {
+                ["pilot-v\($0).plist", "pilot-v\($0).xml", "expected/pilot-v\($0).xml"]
+            })
         let files = try FileManager.default.subpathsOfDirectory(atPath: MigrationCorpus.directory).filter {
             $0.hasSuffix(".plist") || $0.hasSuffix(".xml")
         }
@@ -45,10 +47,11 @@ import Testing
         }
         #expect(opened.storedVersion == version)
         if version.major < Pilot.format.current.major {
-            #expect(events.withLock { $0 } == [
-                "migrated frozen from \(version) to 2.0: "
-                    + "registrationNumber, integer airframeHours, PoweredAirplane and Glider tags"
-            ])
+            #expect(
+                events.withLock { $0 } == [
+                    "migrated frozen from \(version) to 2.0: "
+                        + "registrationNumber, integer airframeHours, PoweredAirplane and Glider tags"
+                ])
         } else {
             #expect(events.withLock { $0 }.isEmpty)
         }
@@ -104,7 +107,9 @@ import Testing
             try store.importFile(MigrationCorpus.frozenPath(version), into: Pilot.collection, key: "v\(version)")
         }
         let progress = Mutex<[Int]>([])
-        let report = try store.upgrade(Pilot.self, batchSize: 1) { step in progress.withLock { $0.append(step.upgraded) } }
+        let report = try store.upgrade(Pilot.self, batchSize: 1) { step in
+            progress.withLock { $0.append(step.upgraded) }
+        }
         let old = MigrationCorpus.versions.filter { $0 < Pilot.format.current }
         #expect(report.upgraded == old.map { "v\($0)" })
         #expect(report.quarantined.isEmpty)
@@ -135,7 +140,8 @@ import Testing
         let frozen = try MigrationCorpus.bytes(MigrationCorpus.frozenPath(current))
         MigrationCorpus.expectSameBytes(
             binary, frozen,
-            "the \(current) format changed: a shipped format never changes; bump the version (see Migrations/README.md)")
+            "the \(current) format changed: a shipped format never changes; bump the version (see Migrations/README.md)"
+        )
 
         // The store writes the same bytes, and exports them unchanged.
         let directory = try temporaryDirectory()
@@ -145,9 +151,11 @@ import Testing
         MigrationCorpus.expectSameBytes(stored.body, frozen, "the stored body")
         try store.export(key: "ada", in: Pilot.collection, to: directory + "/ada.plist")
         try store.export(key: "ada", in: Pilot.collection, to: directory + "/ada.xml", format: .xml)
-        MigrationCorpus.expectSameBytes(try MigrationCorpus.bytes(directory + "/ada.plist"), frozen, "the binary export")
         MigrationCorpus.expectSameBytes(
-            try MigrationCorpus.bytes(directory + "/ada.xml"), try MigrationCorpus.bytes(MigrationCorpus.twinPath(current)),
+            try MigrationCorpus.bytes(directory + "/ada.plist"), frozen, "the binary export")
+        MigrationCorpus.expectSameBytes(
+            try MigrationCorpus.bytes(directory + "/ada.xml"),
+            try MigrationCorpus.bytes(MigrationCorpus.twinPath(current)),
             "the XML export")
     }
 
@@ -245,9 +253,13 @@ import Testing
             "class": "Airplane", "model": "m", "registration": "r", "airframeHours": "18446744073709551615",
         ])
         let opened = try Pilot.format.open(document)
-        #expect(opened.content["airplanes"] == [
-            ["class": "Airplane", "model": "m", "registrationNumber": "r", "airframeHours": .integer(.init(UInt64.max))]
-        ])
+        #expect(
+            opened.content["airplanes"] == [
+                [
+                    "class": "Airplane", "model": "m", "registrationNumber": "r",
+                    "airframeHours": .integer(.init(UInt64.max)),
+                ]
+            ])
     }
 
     static let refusedAirplanes: [(PropertyList, String)] = [
@@ -273,12 +285,15 @@ import Testing
         } throws: { error in
             guard let error = error as? DocumentError else { return false }
             return error.kind == .migrationFailed
-                && error.description == "pilots/x: migration \"\(PilotFormat.v1ToV2.name)\" from major 1 failed: \(reason)"
+                && error.description
+                    == "pilots/x: migration \"\(PilotFormat.v1ToV2.name)\" from major 1 failed: \(reason)"
         }
     }
 
     @Test func aV1PilotWithoutAirplanesMigrates() throws {
-        let opened = try Pilot.format.open(["majorVersion": 1, "minorVersion": 1, "name": "Solo", "homeAirfield": "ESSB"])
+        let opened = try Pilot.format.open([
+            "majorVersion": 1, "minorVersion": 1, "name": "Solo", "homeAirfield": "ESSB",
+        ])
         let pilot = try ClassRegistry.pilots.decode(Pilot.self, from: .dictionary(opened.content))
         #expect(pilot.name == "Solo")
         #expect(pilot.homeAirfield == "ESSB")

@@ -40,9 +40,10 @@ import Testing
         writer.set("flag", false)
         writer.set("list", [1, 2])
         writer.set("map", ["k": "v"])
-        #expect(writer.propertyList == [
-            "date": .date(10), "data": .data([1, 2]), "bytes": .data([3]), "int8": -3, "real": 2.5, "float": 0.5,
-            "flag": false, "list": [1, 2], "map": ["k": "v"],
-        ])
+        #expect(
+            writer.propertyList == [
+                "date": .date(10), "data": .data([1, 2]), "bytes": .data([3]), "int8": -3, "real": 2.5, "float": 0.5,
+                "flag": false, "list": [1, 2], "map": ["k": "v"],
+            ])
     }
 }

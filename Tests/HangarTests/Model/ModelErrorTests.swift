@@ -19,10 +19,11 @@ import Testing
             .missingKey, .typeMismatch, .outOfRange, .invalidValue, .unknownClassTag, .disallowedClassTag,
             .unrepresentable,
         ]
-        #expect(kinds.map(\.description) == [
-            "missingKey", "typeMismatch", "outOfRange", "invalidValue", "unknownClassTag", "disallowedClassTag",
-            "unrepresentable",
-        ])
+        #expect(
+            kinds.map(\.description) == [
+                "missingKey", "typeMismatch", "outOfRange", "invalidValue", "unknownClassTag", "disallowedClassTag",
+                "unrepresentable",
+            ])
         #expect(Set(kinds).count == kinds.count)
     }
 
@@ -35,7 +36,10 @@ import Testing
         (.data([1, 2, 3]), "expected integer, found data (3 bytes)"),
         (.array([1, 2]), "expected integer, found array (2 elements)"),
         (.dictionary(["a": 1]), "expected integer, found dictionary (1 key)"),
-        (.string(String(repeating: "x", count: 50)), "expected integer, found string \"\(String(repeating: "x", count: 40))…\""),
+        (
+            .string(String(repeating: "x", count: 50)),
+            "expected integer, found string \"\(String(repeating: "x", count: 40))…\""
+        ),
         (.string("a\"b\n"), #"expected integer, found string "a\"b\n""#),
     ])
     func mismatchMessagesShowWhatWasFound(found: PropertyList, message: String) {

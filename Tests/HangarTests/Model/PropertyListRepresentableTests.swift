@@ -87,7 +87,8 @@ import Testing
             () throws(ModelError) in try Logbook(propertyList: value)
         }
         let wrapped: PropertyList = ["objects": [[:], [:], [:], ["logbook": value]]]
-        expectModelError(.typeMismatch, #"objects[3].logbook.entries[1].minutes: expected integer, found string "12""#) {
+        expectModelError(.typeMismatch, #"objects[3].logbook.entries[1].minutes: expected integer, found string "12""#)
+        {
             () throws(ModelError) in
             try DictionaryReader(wrapped).read("objects", as: [[String: Logbook]].self)
         }

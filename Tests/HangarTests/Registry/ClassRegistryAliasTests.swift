@@ -17,7 +17,9 @@ final class Bushplane: Airplane, @unchecked Sendable {}
     }()
 
     static func airplane(tagged tag: String, _ extra: [String: PropertyList] = [:]) -> PropertyList {
-        var fields: [String: PropertyList] = ["class": .string(tag), "model": "m", "registrationNumber": "r", "airframeHours": 1]
+        var fields: [String: PropertyList] = [
+            "class": .string(tag), "model": "m", "registrationNumber": "r", "airframeHours": 1,
+        ]
         fields.merge(extra) { _, new in new }
         return .dictionary(fields)
     }
@@ -39,7 +41,8 @@ final class Bushplane: Airplane, @unchecked Sendable {}
 
     @Test func withoutTheAliasTheOldTagIsUnknown() {
         expectModelError(.unknownClassTag, #"[0]: unknown class tag "MotorAirplane" for Airplane"#) {
-            () throws(ModelError) in try ClassRegistry.pilots.decode([Airplane].self, from: [Self.airplane(tagged: "MotorAirplane")])
+            () throws(ModelError) in
+            try ClassRegistry.pilots.decode([Airplane].self, from: [Self.airplane(tagged: "MotorAirplane")])
         }
     }
 
@@ -49,7 +52,9 @@ final class Bushplane: Airplane, @unchecked Sendable {}
         #expect(Self.registry.tags(for: Pilot.self).isEmpty)
         expectModelError(
             .disallowedClassTag, #"class tag "Taildragger" is registered for Airplane, not for Bushplane"#
-        ) { () throws(ModelError) in try Self.registry.decode(Bushplane.self, from: Self.airplane(tagged: "Taildragger")) }
+        ) { () throws(ModelError) in
+            try Self.registry.decode(Bushplane.self, from: Self.airplane(tagged: "Taildragger"))
+        }
     }
 
     @Test func aStoredDocumentUnderAnOldTagLoadsAndIsRewrittenUnderTheNewOne() throws {

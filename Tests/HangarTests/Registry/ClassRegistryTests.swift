@@ -88,9 +88,12 @@ final class Intruder: PropertyListRepresentable, @unchecked Sendable {
     }
 
     @Test func encodingWithoutARegistryWritesNoTag() {
-        let glider = Glider(model: "m", registrationNumber: "r", airframeHours: 1, aerotowLaunchCount: 2, winchLaunchCount: 3)
+        let glider = Glider(
+            model: "m", registrationNumber: "r", airframeHours: 1, aerotowLaunchCount: 2, winchLaunchCount: 3)
         #expect(Pilot(name: "X", airplanes: [glider]).propertyListRepresentation["airplanes"]?[0]?["class"] == nil)
-        let tagged = ClassRegistry.pilots.withCurrent { Pilot(name: "X", airplanes: [glider]).propertyListRepresentation }
+        let tagged = ClassRegistry.pilots.withCurrent {
+            Pilot(name: "X", airplanes: [glider]).propertyListRepresentation
+        }
         #expect(tagged["airplanes"]?[0]?["class"] == "Glider")
     }
 
@@ -128,7 +131,8 @@ final class Intruder: PropertyListRepresentable, @unchecked Sendable {
     }
 
     @Test func registriesBoundOnDifferentThreadsDoNotLeak() {
-        let glider = Glider(model: "m", registrationNumber: "r", airframeHours: 1, aerotowLaunchCount: 2, winchLaunchCount: 3)
+        let glider = Glider(
+            model: "m", registrationNumber: "r", airframeHours: 1, aerotowLaunchCount: 2, winchLaunchCount: 3)
         let value = ClassRegistry.pilots.encode([glider] as [Airplane])
         let outcomes = Mutex<[Bool]>([])
         DispatchQueue.concurrentPerform(iterations: 64) { index in

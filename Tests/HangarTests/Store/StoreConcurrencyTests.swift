@@ -101,8 +101,9 @@ import Testing
                     return sum + (try #require(Self.consistentValue(stored)))
                 }
                 let balances = try Self.accountKeys.map { key in
-                    try #require(try transaction.document(in: "accounts", key: key)?.envelope()["balance"]?
-                        .integerValue?.int64Value)
+                    try #require(
+                        try transaction.document(in: "accounts", key: key)?.envelope()["balance"]?
+                            .integerValue?.int64Value)
                 }
                 return (total, balances)
             }
@@ -116,7 +117,9 @@ import Testing
         // (without the store's checkpoints it stayed at 14-18 MB here, up to 53 MB after 4,000 writes).
         let peak = try #require(FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int)
         #expect(peak < 40 << 20, "peak \(peak)")
-        try await stores[0].write { try $0.save(envelope: ["majorVersion": 1, "minorVersion": 0], key: "last", in: "log") }
+        try await stores[0].write {
+            try $0.save(envelope: ["majorVersion": 1, "minorVersion": 0], key: "last", in: "log")
+        }
         let logSize = try #require(FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int)
         #expect(logSize <= 9 << 20, "after the readers stopped: \(logSize)")
         #expect(snapshot.increments + snapshot.transfers == 4 * Self.writesPerWriter)
@@ -206,7 +209,8 @@ import Testing
                 let current = try #require(stored.flatMap(consistentValue))
                 do {
                     try store.write {
-                        try $0.save(envelope: counter(current + 1), key: key, in: "counters", expectedRevision: current + 1)
+                        try $0.save(
+                            envelope: counter(current + 1), key: key, in: "counters", expectedRevision: current + 1)
                     }
                     tally.increment()
                     return
@@ -226,10 +230,14 @@ import Testing
         case .incrementInWrite(let key):
             let stored = try #require(try transaction.document(in: "counters", key: key))
             let current = try #require(consistentValue(stored))
-            try transaction.save(envelope: counter(current + 1), key: key, in: "counters", expectedRevision: stored.revision)
+            try transaction.save(
+                envelope: counter(current + 1), key: key, in: "counters", expectedRevision: stored.revision)
         case .transfer(let from, let to, let amount):
             func balance(_ key: String) throws -> Int {
-                Int(try #require(try transaction.document(in: "accounts", key: key)?.envelope()["balance"]?.integerValue?.int64Value))
+                Int(
+                    try #require(
+                        try transaction.document(in: "accounts", key: key)?.envelope()["balance"]?.integerValue?
+                            .int64Value))
             }
             let moved = try balance(from) - amount
             try transaction.save(envelope: account(moved), key: from, in: "accounts")
@@ -270,7 +278,9 @@ import Testing
         var total = 0
         for key in accountKeys {
             count += 1
-            total += Int(try transaction.document(in: "accounts", key: key)?.envelope()["balance"]?.integerValue?.int64Value ?? 0)
+            total += Int(
+                try transaction.document(in: "accounts", key: key)?.envelope()["balance"]?.integerValue?.int64Value ?? 0
+            )
         }
         if total != accountKeys.count * openingBalance { problems.append("accounts total \(total) in one snapshot") }
         return (problems, count)
@@ -358,7 +368,9 @@ final class Countdown: @unchecked Sendable {
                                 do {
                                     let store = try Store(path: path)
                                     try store.write {
-                                        try $0.save(envelope: ["majorVersion": 1, "minorVersion": 0], key: "k\(opener)", in: "c")
+                                        try $0.save(
+                                            envelope: ["majorVersion": 1, "minorVersion": 0], key: "k\(opener)", in: "c"
+                                        )
                                     }
                                     continuation.resume(returning: nil)
                                 } catch {

@@ -1,6 +1,7 @@
 import Foundation
 import PropertyList
 import Testing
+
 @testable import Hangar
 
 @Suite struct StoreFilesTests {
@@ -15,7 +16,9 @@ import Testing
         #expect(try PropertyList(binary: bytes)["title"] == "Export")
         let xml = directory + "/e.xml"
         try store.export(key: "e", in: "notes", to: xml, format: .xml)
-        #expect(String(decoding: try AtomicFile.contents(of: xml), as: UTF8.self).contains("<key>title</key>\n\t<string>Export</string>"))
+        #expect(
+            String(decoding: try AtomicFile.contents(of: xml), as: UTF8.self).contains(
+                "<key>title</key>\n\t<string>Export</string>"))
         // Nothing but the files asked for: no temporary files are left behind.
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix(".") } == [])
         #expect {
@@ -36,7 +39,10 @@ import Testing
         let paths = try source.exportCollection("notes", to: directory + "/export", format: .xml)
         #expect(paths.count == keys.count)
         let names = try FileManager.default.contentsOfDirectory(atPath: directory + "/export")
-        #expect(names.allSatisfy { !$0.hasPrefix(".") && !$0.contains("/") && $0.hasSuffix(".plist") && $0.utf8.count <= 255 })
+        #expect(
+            names.allSatisfy {
+                !$0.hasPrefix(".") && !$0.contains("/") && $0.hasSuffix(".plist") && $0.utf8.count <= 255
+            })
         let target = try Store.inMemory()
         for path in paths { try target.importFile(path, into: "notes") }
         let imported = try target.read { try $0.keys(in: "notes") }
@@ -63,7 +69,10 @@ import Testing
             ("garbage.plist", Array("not a plist at all {".utf8), .invalidDocument),
             ("array.plist", try PropertyList.array([1]).encoded(as: .xml), .invalidDocument),
             ("noversion.plist", try PropertyList.dictionary(["title": "x"]).encoded(as: .binary), .invalidDocument),
-            ("future.plist", try PropertyList.dictionary(["majorVersion": 7, "minorVersion": 0]).encoded(as: .binary), .newerMajor),
+            (
+                "future.plist",
+                try PropertyList.dictionary(["majorVersion": 7, "minorVersion": 0]).encoded(as: .binary), .newerMajor
+            ),
         ]
         for (name, bytes, kind) in cases {
             try AtomicFile.save(bytes, to: directory + "/" + name)
@@ -148,12 +157,12 @@ import Testing
         let path = Store.defaultPath(application: "HangarTests")
         #expect(path.hasSuffix("/HangarTests/store.sqlite"))
         #if os(Linux)
-        let environment = ProcessInfo.processInfo.environment
-        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
-            #expect(path.hasPrefix(xdg))
-        } else {
-            #expect(path.contains("/.local/share/"))
-        }
+            let environment = ProcessInfo.processInfo.environment
+            if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
+                #expect(path.hasPrefix(xdg))
+            } else {
+                #expect(path.contains("/.local/share/"))
+            }
         #endif
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import Hangar
 import PropertyList
+import Testing
 
 /// A small versioned document for store tests. v1 stored `text`; v2 calls it `body`. v2.1 added `tags`.
 struct Note: VersionedDocument, Equatable, Sendable {

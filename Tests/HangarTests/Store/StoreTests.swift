@@ -1,6 +1,7 @@
 import Foundation
 import PropertyList
 import Testing
+
 @testable import Hangar
 
 @Suite struct StoreTests {
@@ -17,7 +18,8 @@ import Testing
         #expect(!loaded.wasMigrated)
         #expect(try store.read { try $0.load(Note.self, key: "missing") } == nil)
         let stored = try #require(try store.read { try $0.document(in: "notes", key: "a") })
-        #expect(try stored.envelope() == ["title": "A", "body": "two", "priority": 0, "majorVersion": 2, "minorVersion": 1])
+        #expect(
+            try stored.envelope() == ["title": "A", "body": "two", "priority": 0, "majorVersion": 2, "minorVersion": 1])
     }
 
     @Test(arguments: Backend.allCases)
@@ -33,7 +35,9 @@ import Testing
         }
         #expect(try store.read { try $0.load(Note.self, key: "a")?.value.body } == "two")
         // 0 means "must not exist yet".
-        #expect(throws: StoreError.self) { try store.write { try $0.save(Note(title: "B", body: ""), key: "a", expectedRevision: 0) } }
+        #expect(throws: StoreError.self) {
+            try store.write { try $0.save(Note(title: "B", body: ""), key: "a", expectedRevision: 0) }
+        }
         #expect(try store.write { try $0.save(Note(title: "B", body: ""), key: "b", expectedRevision: 0) } == 1)
     }
 
@@ -106,7 +110,9 @@ import Testing
         let after = try #require(try store.read { try $0.document(in: "notes", key: "f") })
         #expect(after == before)
         // Forcing is explicit.
-        #expect(try store.write { try $0.save(Note(title: "Forced", body: ""), key: "f", overwritingNewerMajor: true) } == 2)
+        #expect(
+            try store.write { try $0.save(Note(title: "Forced", body: ""), key: "f", overwritingNewerMajor: true) } == 2
+        )
     }
 
     @Test(arguments: Backend.allCases)
@@ -124,10 +130,11 @@ import Testing
         edited.priority = 0
         try store.write { try $0.save(edited, key: "n", expectedRevision: loaded.revision) }
         let stored = try #require(try store.read { try $0.document(in: "notes", key: "n") })
-        #expect(try stored.envelope() == [
-            "majorVersion": 2, "minorVersion": 5, "title": "T", "body": "edited by an older app", "priority": 0,
-            "color": "red", "attachments": [["name": "a.png"]],
-        ])
+        #expect(
+            try stored.envelope() == [
+                "majorVersion": 2, "minorVersion": 5, "title": "T", "body": "edited by an older app", "priority": 0,
+                "color": "red", "attachments": [["name": "a.png"]],
+            ])
     }
 
     @Test(arguments: Backend.allCases)
@@ -142,7 +149,8 @@ import Testing
                     envelope: ["majorVersion": 1, "minorVersion": 0, "title": .string("t\(index)"), "text": "old"],
                     key: "k\(index)", in: "notes")
             }
-            try transaction.save(envelope: ["majorVersion": 1, "minorVersion": 0, "text": "no title"], key: "broken", in: "notes")
+            try transaction.save(
+                envelope: ["majorVersion": 1, "minorVersion": 0, "text": "no title"], key: "broken", in: "notes")
             try transaction.save(envelope: ["majorVersion": 9, "minorVersion": 0], key: "future", in: "notes")
             try transaction.save(Note(title: "new", body: "current"), key: "current")
         }
@@ -150,7 +158,8 @@ import Testing
         #expect(loaded.value == Note(title: "t0", body: "old"))
         #expect(loaded.wasMigrated && loaded.storedVersion == DocumentVersion(major: 1, minor: 0))
         #expect(events.lines == ["migrated notes/k0 from 1.0 to 2.0: rename text to body"])
-        #expect(try store.read { try $0.document(in: "notes", key: "k0")?.version } == DocumentVersion(major: 1, minor: 0))
+        #expect(
+            try store.read { try $0.document(in: "notes", key: "k0")?.version } == DocumentVersion(major: 1, minor: 0))
 
         var seen: [Int] = []
         let report = try store.upgrade(Note.self, batchSize: 2) { seen.append($0.upgraded) }
@@ -159,8 +168,11 @@ import Testing
         #expect(report.quarantined.map(\.key) == ["broken"])
         // Six stale documents in key order ("broken" first), two per batch.
         #expect(seen == [1, 3, 5])
-        #expect(try store.read { try $0.document(in: "notes", key: "k3")?.version } == DocumentVersion(major: 2, minor: 1))
-        #expect(try store.read { try $0.document(in: "notes", key: "broken")?.version } == DocumentVersion(major: 1, minor: 0))
+        #expect(
+            try store.read { try $0.document(in: "notes", key: "k3")?.version } == DocumentVersion(major: 2, minor: 1))
+        #expect(
+            try store.read { try $0.document(in: "notes", key: "broken")?.version }
+                == DocumentVersion(major: 1, minor: 0))
         let batch = try store.read { try $0.documents(Note.self) }
         #expect(batch.loaded.map(\.key) == ["current", "k0", "k1", "k2", "k3", "k4"])
         #expect(batch.quarantined.map(\.key) == ["broken", "future"])
@@ -174,7 +186,8 @@ import Testing
             try transaction.save(Note(title: "A", body: "", tags: ["red", "blue"], priority: 1), key: "a")
             try transaction.save(Note(title: "B", body: "", tags: ["blue"], priority: 5), key: "b")
             try transaction.save(Note(title: "C", body: "", tags: [], priority: 9), key: "c")
-            try transaction.save(envelope: ["majorVersion": 2, "minorVersion": 1, "class": "Memo", "title": "M", "body": ""],
+            try transaction.save(
+                envelope: ["majorVersion": 2, "minorVersion": 1, "class": "Memo", "title": "M", "body": ""],
                 key: "m", in: "notes")
         }
         #expect(try store.read { try $0.keys(in: "notes", index: "tags", equalTo: "blue") } == ["a", "b"])

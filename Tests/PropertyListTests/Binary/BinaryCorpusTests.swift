@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PropertyList
 
 /// Every binary file of ../shared/corpus decodes as CPython's `plistlib` does, and re-encodes to bytes that

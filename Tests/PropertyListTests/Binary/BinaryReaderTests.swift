@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PropertyList
 
 @Suite struct BinaryReaderTests {
@@ -144,8 +145,10 @@ import Testing
     @Test(arguments: 1...8, 1...8)
     func everyReferenceAndOffsetWidth(refSize: Int, offsetSize: Int) throws {
         var builder = BinaryBuilder(
-            [[0xD1] + BinaryBuilder.bigEndian(1, width: refSize) + BinaryBuilder.bigEndian(2, width: refSize),
-             BinaryBuilder.ascii("A"), BinaryBuilder.ascii("B")],
+            [
+                [0xD1] + BinaryBuilder.bigEndian(1, width: refSize) + BinaryBuilder.bigEndian(2, width: refSize),
+                BinaryBuilder.ascii("A"), BinaryBuilder.ascii("B"),
+            ],
             refSize: refSize, offsetSize: offsetSize)
         builder.topObject = 0
         #expect(try PropertyList(binary: builder.build()) == ["A": "B"])
@@ -177,8 +180,10 @@ import Testing
 
     @Test func duplicateKeysKeepTheLastValue() throws {
         let bytes = BinaryBuilder(
-            [[0xD2, 0x01, 0x01, 0x02, 0x03], BinaryBuilder.ascii("k"), BinaryBuilder.ascii("first"),
-             BinaryBuilder.ascii("second")]
+            [
+                [0xD2, 0x01, 0x01, 0x02, 0x03], BinaryBuilder.ascii("k"), BinaryBuilder.ascii("first"),
+                BinaryBuilder.ascii("second"),
+            ]
         ).build()
         #expect(try PropertyList(binary: bytes) == ["k": "second"])
     }
@@ -224,7 +229,8 @@ func expectError(
 ) {
     do {
         _ = try body()
-        Issue.record("Expected a \(code) error containing \"\(fragment)\"; nothing was thrown", sourceLocation: sourceLocation)
+        Issue.record(
+            "Expected a \(code) error containing \"\(fragment)\"; nothing was thrown", sourceLocation: sourceLocation)
     } catch let error as PropertyListError {
         #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
         #expect(error.message.contains(fragment), "\(error)", sourceLocation: sourceLocation)

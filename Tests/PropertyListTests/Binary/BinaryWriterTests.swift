@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PropertyList
 
 @Suite struct BinaryWriterTests {
@@ -93,7 +94,9 @@ import Testing
         var right: [String: PropertyList] = [:]
         for index in 0..<50 { left["k\(index)"] = .integer(.init(index)) }
         for index in (0..<50).reversed() { right["k\(index)"] = .integer(.init(index)) }
-        #expect(try PropertyList.dictionary(left).encoded(as: .binary) == PropertyList.dictionary(right).encoded(as: .binary))
+        #expect(
+            try PropertyList.dictionary(left).encoded(as: .binary)
+                == PropertyList.dictionary(right).encoded(as: .binary))
     }
 
     @Test func nonFiniteDatesAreRefusedWithTheirPath() {

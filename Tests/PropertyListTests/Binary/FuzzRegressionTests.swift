@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PropertyList
 
 /// Inputs the fuzzer found (Scripts/fuzz.sh), each with what it proves. Files live in Fixtures/.

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PropertyList
 
 /// The hostile-input corpus: `Fixtures/invalid/hostile-*`, written by `Scripts/make-hostile-corpus.py`. Each file
@@ -16,7 +17,8 @@ import Testing
         let code: PropertyListError.Code
         let fragment: String
         let location: PropertyListError.Location
-        init(_ file: String, _ code: PropertyListError.Code, _ fragment: String, _ location: PropertyListError.Location) {
+        init(_ file: String, _ code: PropertyListError.Code, _ fragment: String, _ location: PropertyListError.Location)
+        {
             self.file = file
             self.code = code
             self.fragment = fragment
@@ -27,29 +29,53 @@ import Testing
 
     static let cases: [Case] = [
         // Binary
-        Case("hostile-bin-reference-cycle.bplist", .malformed, "Object 0 contains itself (a reference cycle)", .byteOffset(11)),
-        Case("hostile-bin-self-reference.bplist", .malformed, "Object 0 contains itself (a reference cycle)", .byteOffset(9)),
+        Case(
+            "hostile-bin-reference-cycle.bplist", .malformed, "Object 0 contains itself (a reference cycle)",
+            .byteOffset(11)),
+        Case(
+            "hostile-bin-self-reference.bplist", .malformed, "Object 0 contains itself (a reference cycle)",
+            .byteOffset(9)),
         Case("hostile-bin-shared-ref-bomb-2e64.bplist", .limitExceeded, "through shared references", .byteOffset(133)),
         Case("hostile-bin-count-larger-than-file.bplist", .malformed, "(2147483648) runs past the end", .byteOffset(8)),
-        Case("hostile-bin-offset-table-outside-file.bplist", .malformed, "at offset 1099511627776) does not fill", .byteOffset(35)),
-        Case("hostile-bin-offset-size-count-overflow.bplist", .malformed, "more than the file can hold", .byteOffset(26)),
-        Case("hostile-bin-int128-negative-high.bplist", .invalidValue, "16-byte integer is outside −2^63 … 2^64−1", .byteOffset(8)),
+        Case(
+            "hostile-bin-offset-table-outside-file.bplist", .malformed, "at offset 1099511627776) does not fill",
+            .byteOffset(35)),
+        Case(
+            "hostile-bin-offset-size-count-overflow.bplist", .malformed, "more than the file can hold", .byteOffset(26)),
+        Case(
+            "hostile-bin-int128-negative-high.bplist", .invalidValue, "16-byte integer is outside −2^63 … 2^64−1",
+            .byteOffset(8)),
         Case("hostile-bin-utf16-bad-surrogates.bplist", .invalidValue, "unpaired surrogate", .byteOffset(8)),
-        Case("hostile-bin-trailer-ref-size-0.bplist", .malformed, "reference size is 0; it must be 1 to 8", .byteOffset(21)),
-        Case("hostile-bin-trailer-offset-size-9.bplist", .malformed, "offset size is 9; it must be 1 to 8", .byteOffset(25)),
+        Case(
+            "hostile-bin-trailer-ref-size-0.bplist", .malformed, "reference size is 0; it must be 1 to 8",
+            .byteOffset(21)),
+        Case(
+            "hostile-bin-trailer-offset-size-9.bplist", .malformed, "offset size is 9; it must be 1 to 8",
+            .byteOffset(25)),
         // XML
-        Case("hostile-xml-entity-declarations.xml", .unsupported, "entity declarations are not supported", .line(2, column: 17)),
-        Case("hostile-xml-external-entity.xml", .unsupported, "entity declarations are not supported", .line(2, column: 17)),
+        Case(
+            "hostile-xml-entity-declarations.xml", .unsupported, "entity declarations are not supported",
+            .line(2, column: 17)),
+        Case(
+            "hostile-xml-external-entity.xml", .unsupported, "entity declarations are not supported",
+            .line(2, column: 17)),
         Case("hostile-xml-undeclared-entity.xml", .malformed, "unknown entity &xxe;", .line(4, column: 9)),
-        Case("hostile-xml-unclosed-tags.xml", .malformed, "no closing tag for <array> opened at line 6", .line(8, column: 1)),
+        Case(
+            "hostile-xml-unclosed-tags.xml", .malformed, "no closing tag for <array> opened at line 6",
+            .line(8, column: 1)),
         Case("hostile-xml-deep-nesting-10000.xml", .limitExceeded, "(the limit is 512)", .line(4, column: 3585)),
         Case("hostile-xml-invalid-base64.xml", .invalidValue, "invalid base64 in <data>", .line(4, column: 7)),
-        Case("hostile-xml-integer-out-of-range.xml", .invalidValue, "integer 18446744073709551616 out of range", .line(4, column: 10)),
-        Case("hostile-xml-invalid-date.xml", .invalidValue, "invalid date \"2023-02-29T12:00:00Z\"", .line(4, column: 7)),
+        Case(
+            "hostile-xml-integer-out-of-range.xml", .invalidValue, "integer 18446744073709551616 out of range",
+            .line(4, column: 10)),
+        Case(
+            "hostile-xml-invalid-date.xml", .invalidValue, "invalid date \"2023-02-29T12:00:00Z\"", .line(4, column: 7)),
         // OpenStep
         Case("hostile-openstep-unterminated-string.openstep", .malformed, "unterminated string", .line(2, column: 12)),
-        Case("hostile-openstep-unterminated-comment.openstep", .malformed, "unterminated comment", .line(2, column: 20)),
-        Case("hostile-openstep-deep-nesting-10000.openstep", .limitExceeded, "(the limit is 512)", .line(1, column: 513)),
+        Case(
+            "hostile-openstep-unterminated-comment.openstep", .malformed, "unterminated comment", .line(2, column: 20)),
+        Case(
+            "hostile-openstep-deep-nesting-10000.openstep", .limitExceeded, "(the limit is 512)", .line(1, column: 513)),
         // JSON
         Case("hostile-json-deep-nesting-10000.json", .limitExceeded, "(the limit is 512)", .line(1, column: 513)),
         Case("hostile-json-unterminated-string.json", .malformed, "unterminated string", .line(1, column: 10)),
@@ -115,7 +141,9 @@ import Testing
         let start = clock.now
         for length in 0..<bytes.count {
             let error = propertyListError { _ = try PropertyList(binary: Array(bytes[..<length])) }
-            #expect(error?.code == (length < 8 ? .unknownFormat : .malformed), "prefix of \(length) bytes: \(String(describing: error))")
+            #expect(
+                error?.code == (length < 8 ? .unknownFormat : .malformed),
+                "prefix of \(length) bytes: \(String(describing: error))")
         }
         #expect(clock.now - start < Self.bound)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PropertyList
 
 /// Our binary output loads in CPython's `plistlib` as the same value, and `plistlib`'s output loads in ours.

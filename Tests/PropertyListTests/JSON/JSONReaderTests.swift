@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PropertyList
 
 @Suite struct JSONReaderTests {
@@ -37,10 +38,14 @@ import Testing
         ("-", .malformed, "Found a malformed number at line 1, column 1"),
         ("+1", .malformed, "Found '+' where a value was expected at line 1, column 1"),
         ("NaN", .malformed, "Found 'N' where a value was expected at line 1, column 1"),
-        ("18446744073709551616", .invalidValue,
-         "Found integer 18446744073709551616 out of range (−2^63 … 2^64−1) at line 1, column 1"),
-        ("-9223372036854775809", .invalidValue,
-         "Found integer -9223372036854775809 out of range (−2^63 … 2^64−1) at line 1, column 1"),
+        (
+            "18446744073709551616", .invalidValue,
+            "Found integer 18446744073709551616 out of range (−2^63 … 2^64−1) at line 1, column 1"
+        ),
+        (
+            "-9223372036854775809", .invalidValue,
+            "Found integer -9223372036854775809 out of range (−2^63 … 2^64−1) at line 1, column 1"
+        ),
         ("1e400", .invalidValue, "Found number 1e400 out of range at line 1, column 1"),
         ("\"a\nb\"", .malformed, "Found control character U+000A in a string (escape it) at line 1, column 3"),
         ("\"abc", .malformed, "Found unterminated string at line 1, column 1"),

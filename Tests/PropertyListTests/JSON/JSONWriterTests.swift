@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PropertyList
 
 @Suite struct JSONWriterTests {
@@ -26,12 +27,15 @@ import Testing
 
     @Test func prettyModeIndentsTwoSpacesWithSpacedColons() throws {
         let value: PropertyList = ["b": [1, [:]], "a": "x", "c": []]
-        #expect(try json(value, pretty: true) == "{\n  \"a\" : \"x\",\n  \"b\" : [\n    1,\n    {}\n  ],\n  \"c\" : []\n}")
+        #expect(
+            try json(value, pretty: true) == "{\n  \"a\" : \"x\",\n  \"b\" : [\n    1,\n    {}\n  ],\n  \"c\" : []\n}")
     }
 
     static let refused: [(value: PropertyList, path: String, message: String)] = [
-        (["objects": [1, 2, ["photo": .data([1])]]], "objects[2].photo",
-         "Data cannot be written as JSON (lossyDatesAndData writes it as base64)"),
+        (
+            ["objects": [1, 2, ["photo": .data([1])]]], "objects[2].photo",
+            "Data cannot be written as JSON (lossyDatesAndData writes it as base64)"
+        ),
         ([.date(0)], "[0]", "A date cannot be written as JSON (lossyDatesAndData writes it as a string)"),
         (["x": .real(.nan)], "x", "A real that is not finite (nan) cannot be written as JSON"),
         (.real(-.infinity), "", "A real that is not finite (-inf) cannot be written as JSON"),
@@ -62,8 +66,12 @@ import Testing
 
     @Test func lossyModeStillRefusesNonFiniteValues() {
         let options = EncodingOptions(json: JSONEncodingOptions(lossyDatesAndData: true))
-        #expect(propertyListError { _ = try PropertyList.date(.nan).encoded(as: .json, options: options) }?.code == .unrepresentable)
-        #expect(propertyListError { _ = try PropertyList.real(.infinity).encoded(as: .json, options: options) }?.code == .unrepresentable)
+        #expect(
+            propertyListError { _ = try PropertyList.date(.nan).encoded(as: .json, options: options) }?.code
+                == .unrepresentable)
+        #expect(
+            propertyListError { _ = try PropertyList.real(.infinity).encoded(as: .json, options: options) }?.code
+                == .unrepresentable)
     }
 
     @Test func nestingPast512IsRefused() throws {
@@ -76,7 +84,8 @@ import Testing
 
     @Test(arguments: 0..<40)
     func randomValueRoundTripsThroughJSON(seed: Int) throws {
-        var generator = ValueGenerator(seed: UInt64(seed), kinds: .init(dates: false, data: false, nonFiniteReals: false))
+        var generator = ValueGenerator(
+            seed: UInt64(seed), kinds: .init(dates: false, data: false, nonFiniteReals: false))
         let value = generator.value()
         for pretty in [false, true] {
             let options = EncodingOptions(json: JSONEncodingOptions(prettyPrinted: pretty))

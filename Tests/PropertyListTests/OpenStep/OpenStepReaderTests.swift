@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PropertyList
 
 @Suite struct OpenStepReaderTests {
@@ -16,7 +17,8 @@ import Testing
             }
             """,
             [
-                "name": "Hangar 1", "planes": ["Cessna", "Piper Cub"], "empty": [], "data": .data([0x0F, 0xAB, 0x12, 0xCD]),
+                "name": "Hangar 1", "planes": ["Cessna", "Piper Cub"], "empty": [],
+                "data": .data([0x0F, 0xAB, 0x12, 0xCD]),
                 "quoted key": [:], "path": "/usr/local/bin:$PATH", "number": "-12.5e+3",
             ]
         ),
@@ -51,12 +53,17 @@ import Testing
         ("<0fxz>", .malformed, "Found 'x' in data (expected hex digits) at line 1, column 4"),
         ("<0f", .malformed, "Found unterminated data at line 1, column 1"),
         (#""\q""#, .malformed, "Found unknown escape '\\q' at line 1, column 2"),
-        (#""\351""#, .unsupported,
-         "Found octal escape \\351, a NeXTSTEP-encoded character (not supported) at line 1, column 2"),
+        (
+            #""\351""#, .unsupported,
+            "Found octal escape \\351, a NeXTSTEP-encoded character (not supported) at line 1, column 2"
+        ),
         (#""\Ud800x""#, .invalidValue, "Found an unpaired surrogate \\UD800 at line 1, column 2"),
         (#""\Ux""#, .malformed, "Found \\U without hex digits at line 1, column 2"),
         ("a b", .malformed, "Found 'b' after the root value at line 1, column 3"),
-        ("a = b", .malformed, "Found the end of the input where ';' was expected after the value of key \"a\" at line 1, column 6"),
+        (
+            "a = b", .malformed,
+            "Found the end of the input where ';' was expected after the value of key \"a\" at line 1, column 6"
+        ),
         ("", .malformed, "Found no value (the input is empty) at line 1, column 1"),
         ("  // only a comment\n", .malformed, "Found no value (the input is empty) at line 2, column 1"),
         ("#", .malformed, "Found '#' where a value was expected at line 1, column 1"),
@@ -87,7 +94,8 @@ import Testing
         let text = Array(#"{ a = ( "x\n", <01 02>, y ); "b" = {}; }"#.utf8)
         #expect(throws: Never.self) { try PropertyList(openStep: text) }
         for length in 0..<text.count {
-            #expect(propertyListError { _ = try PropertyList(openStep: Array(text[..<length])) } != nil, "prefix \(length)")
+            #expect(
+                propertyListError { _ = try PropertyList(openStep: Array(text[..<length])) } != nil, "prefix \(length)")
         }
     }
 

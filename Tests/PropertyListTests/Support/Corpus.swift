@@ -19,7 +19,8 @@ enum Corpus {
     static func validFiles(extension suffix: String, sourceLocation: SourceLocation = #_sourceLocation) -> [String] {
         let names = FileSystem.list(sharedCorpus).filter { $0.hasSuffix(suffix) }.sorted()
         if names.isEmpty {
-            Issue.record("No *\(suffix) files in \(sharedCorpus): is ../shared beside the repository?",
+            Issue.record(
+                "No *\(suffix) files in \(sharedCorpus): is ../shared beside the repository?",
                 sourceLocation: sourceLocation)
         }
         return names

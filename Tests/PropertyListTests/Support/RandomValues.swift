@@ -40,7 +40,10 @@ struct RandomValues {
         case 4:
             let seconds = Double(Int64.random(in: -4_000_000_000...4_000_000_000, using: &generator))
             return .date(xmlSafe ? seconds : seconds + Double(Int.random(in: 0..<1000, using: &generator)) / 1000)
-        case 5: return .data((0..<Int.random(in: 0..<40, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        case 5:
+            return .data(
+                (0..<Int.random(in: 0..<40, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator)
+                })
         case 6: return .array((0..<count()).map { _ in value(depth: depth + 1) })
         default:
             var entries: [String: PropertyList] = [:]
@@ -50,7 +53,8 @@ struct RandomValues {
     }
 
     private mutating func count() -> Int {
-        Bool.random(using: &generator) ? Int.random(in: 0..<4, using: &generator) : Int.random(in: 0..<20, using: &generator)
+        Bool.random(using: &generator)
+            ? Int.random(in: 0..<4, using: &generator) : Int.random(in: 0..<20, using: &generator)
     }
 
     private mutating func integer() -> PropertyList.Integer {
@@ -65,7 +69,9 @@ struct RandomValues {
     }
 
     private mutating func real() -> Double {
-        let specials: [Double] = [0, -0.0, .nan, .infinity, -.infinity, .leastNonzeroMagnitude, .greatestFiniteMagnitude, 0.1, 1e100]
+        let specials: [Double] = [
+            0, -0.0, .nan, .infinity, -.infinity, .leastNonzeroMagnitude, .greatestFiniteMagnitude, 0.1, 1e100,
+        ]
         if Int.random(in: 0..<4, using: &generator) == 0 { return specials.randomElement(using: &generator) ?? 0 }
         return Double(bitPattern: UInt64.random(in: 0 ... .max, using: &generator)).isNaN
             ? 1.5 : Double(bitPattern: UInt64.random(in: 0 ... .max, using: &generator))

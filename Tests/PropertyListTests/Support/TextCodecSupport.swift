@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PropertyList
 
 /// The text-codec tests' view of the shared corpus, on top of ``Corpus``: names are relative to
@@ -103,7 +104,9 @@ struct ValueGenerator {
         case 0: return PropertyList.Integer(Int64.random(in: -1000...1000, using: &random))
         case 1: return PropertyList.Integer(Int64.random(in: .min ... .max, using: &random))
         case 2: return PropertyList.Integer(UInt64.random(in: .min ... .max, using: &random))
-        default: return [PropertyList.Integer(Int64.min), PropertyList.Integer(UInt64.max), 0].randomElement(using: &random) ?? 0
+        default:
+            return [PropertyList.Integer(Int64.min), PropertyList.Integer(UInt64.max), 0].randomElement(using: &random)
+                ?? 0
         }
     }
 
@@ -114,8 +117,11 @@ struct ValueGenerator {
             let bits = random.next()
             let value = Double(bitPattern: bits)
             return value.isFinite ? value : 1.5
-        case 2: return [0.1, -0.0, 1e-300, Double.leastNonzeroMagnitude, 1.7976931348623157e308, 1e16, 123456789.125].randomElement(using: &random) ?? 0
-        case 3 where kinds.nonFiniteReals: return [Double.nan, .infinity, -.infinity].randomElement(using: &random) ?? 0
+        case 2:
+            return [0.1, -0.0, 1e-300, Double.leastNonzeroMagnitude, 1.7976931348623157e308, 1e16, 123456789.125]
+                .randomElement(using: &random) ?? 0
+        case 3 where kinds.nonFiniteReals:
+            return [Double.nan, .infinity, -.infinity].randomElement(using: &random) ?? 0
         default: return Double.random(in: -1e6...1e6, using: &random)
         }
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PropertyList
 
 @Suite struct XMLReaderTests {
@@ -44,7 +45,8 @@ import Testing
                     [
                         "$class": ["CF$UID": 2],
                         "NS.uuidbytes": .data([
-                            0x0A, 0xD8, 0x63, 0xBA, 0x75, 0x84, 0x40, 0xCF, 0x88, 0x96, 0xBD, 0x87, 0xB3, 0x28, 0x0C, 0x34,
+                            0x0A, 0xD8, 0x63, 0xBA, 0x75, 0x84, 0x40, 0xCF, 0x88, 0x96, 0xBD, 0x87, 0xB3, 0x28, 0x0C,
+                            0x34,
                         ]),
                     ],
                     ["$classes": ["NSUUID", "NSObject"], "$classname": "NSUUID"],
@@ -93,7 +95,8 @@ import Testing
             "libplist-signedunsigned.xml",
             [
                 -1, .integer(PropertyList.Integer(UInt64.max)), .integer(PropertyList.Integer(Int64.max)),
-                .integer(PropertyList.Integer(Int64.min)), .integer(PropertyList.Integer(9_223_372_036_854_775_808 as UInt64)),
+                .integer(PropertyList.Integer(Int64.min)),
+                .integer(PropertyList.Integer(9_223_372_036_854_775_808 as UInt64)),
             ]
         ),
         (
@@ -117,7 +120,9 @@ import Testing
         (
             "swift-generic-properties.xml",
             [
-                "array1": ["arr0", 42, false, .date(-781_099_200), .data([0xAA, 0xBB, 0xCC, 0xDD, 0x00, 0x11, 0x22, 0x33])],
+                "array1": [
+                    "arr0", 42, false, .date(-781_099_200), .data([0xAA, 0xBB, 0xCC, 0xDD, 0x00, 0x11, 0x22, 0x33]),
+                ],
                 "item1": "value1",
                 "item2": "value2",
             ]
@@ -166,77 +171,124 @@ import Testing
     // MARK: Messages, word for word
 
     static let badInputs: [(xml: String, code: PropertyListError.Code, description: String)] = [
-        ("<plist><dict><string>x</string></dict></plist>", .malformed,
-         "Found non-key inside <dict> at line 1, column 14"),
-        ("<dict>\n\t<key>a</key>\n</dict>", .malformed, "Value missing for key \"a\" inside <dict> at line 3, column 1"),
-        ("<dict><key>a</key><key>b</key></dict>", .malformed,
-         "Value missing for key \"a\" inside <dict> at line 1, column 19"),
+        (
+            "<plist><dict><string>x</string></dict></plist>", .malformed,
+            "Found non-key inside <dict> at line 1, column 14"
+        ),
+        (
+            "<dict>\n\t<key>a</key>\n</dict>", .malformed,
+            "Value missing for key \"a\" inside <dict> at line 3, column 1"
+        ),
+        (
+            "<dict><key>a</key><key>b</key></dict>", .malformed,
+            "Value missing for key \"a\" inside <dict> at line 1, column 19"
+        ),
         ("<array><key>a</key></array>", .malformed, "Found <key> inside <array> at line 1, column 8"),
         ("<key>a</key>", .malformed, "Found <key> outside <dict> at line 1, column 1"),
-        ("<array><integer>1</integer></dict>", .malformed,
-         "Found </dict> where </array> was expected at line 1, column 28"),
-        ("<array>\n<integer>1</integer>\n", .malformed,
-         "Found no closing tag for <array> opened at line 1, column 1 at line 3, column 1"),
+        (
+            "<array><integer>1</integer></dict>", .malformed,
+            "Found </dict> where </array> was expected at line 1, column 28"
+        ),
+        (
+            "<array>\n<integer>1</integer>\n", .malformed,
+            "Found no closing tag for <array> opened at line 1, column 1 at line 3, column 1"
+        ),
         ("<string>abc", .malformed, "Found no closing tag for <string> at line 1, column 1"),
         ("<plist><foo/></plist>", .malformed, "Found unknown tag <foo> at line 1, column 8"),
         ("<plist>\n  hello\n</plist>", .malformed, "Found text inside <plist> at line 2, column 3"),
         ("<plist></plist>", .malformed, "Found no value inside <plist> at line 1, column 8"),
-        ("<plist><true/><false/></plist>", .malformed,
-         "Found more than one value inside <plist> at line 1, column 15"),
+        (
+            "<plist><true/><false/></plist>", .malformed,
+            "Found more than one value inside <plist> at line 1, column 15"
+        ),
         ("<true/> x", .malformed, "Found content after the root element at line 1, column 9"),
         ("", .malformed, "Found no root element at line 1, column 1"),
         ("hello", .malformed, "Found text before the root element at line 1, column 1"),
-        ("<string>a&amp</string>", .malformed,
-         "Found entity reference &amp without its terminating ';' at line 1, column 10"),
-        ("<string>&nbsp;</string>", .malformed,
-         "Found unknown entity &nbsp; (entities are never declared or expanded) at line 1, column 9"),
-        ("<string>a & b</string>", .malformed,
-         "Found '&' that does not start an entity reference (write &amp;) at line 1, column 11"),
-        ("<string>&#0;</string>", .invalidValue,
-         "Found a character reference to U+0, which XML does not allow at line 1, column 9"),
-        ("<string>&#xD800;</string>", .invalidValue,
-         "Found a character reference to U+D800, which XML does not allow at line 1, column 9"),
-        ("<string>&#x110000;</string>", .invalidValue,
-         "Found a character reference to U+110000, which XML does not allow at line 1, column 9"),
-        ("<string>&#1234567890123;</string>", .malformed,
-         "Found a character reference that is too long at line 1, column 9"),
+        (
+            "<string>a&amp</string>", .malformed,
+            "Found entity reference &amp without its terminating ';' at line 1, column 10"
+        ),
+        (
+            "<string>&nbsp;</string>", .malformed,
+            "Found unknown entity &nbsp; (entities are never declared or expanded) at line 1, column 9"
+        ),
+        (
+            "<string>a & b</string>", .malformed,
+            "Found '&' that does not start an entity reference (write &amp;) at line 1, column 11"
+        ),
+        (
+            "<string>&#0;</string>", .invalidValue,
+            "Found a character reference to U+0, which XML does not allow at line 1, column 9"
+        ),
+        (
+            "<string>&#xD800;</string>", .invalidValue,
+            "Found a character reference to U+D800, which XML does not allow at line 1, column 9"
+        ),
+        (
+            "<string>&#x110000;</string>", .invalidValue,
+            "Found a character reference to U+110000, which XML does not allow at line 1, column 9"
+        ),
+        (
+            "<string>&#1234567890123;</string>", .malformed,
+            "Found a character reference that is too long at line 1, column 9"
+        ),
         ("<string>&#xZ;</string>", .malformed, "Found a malformed character reference at line 1, column 9"),
-        ("<string>a\u{1}b</string>", .malformed,
-         "Found control character U+0001, which XML does not allow at line 1, column 10"),
-        ("<string>\u{FFFE}</string>", .malformed,
-         "Found character U+FFFE, which XML does not allow at line 1, column 9"),
+        (
+            "<string>a\u{1}b</string>", .malformed,
+            "Found control character U+0001, which XML does not allow at line 1, column 10"
+        ),
+        (
+            "<string>\u{FFFE}</string>", .malformed,
+            "Found character U+FFFE, which XML does not allow at line 1, column 9"
+        ),
         ("<integer>12a</integer>", .invalidValue, "Found invalid integer \"12a\" at line 1, column 10"),
         ("<integer> 0x </integer>", .invalidValue, "Found invalid integer \" 0x \" at line 1, column 10"),
         ("<integer>1_000</integer>", .invalidValue, "Found invalid integer \"1_000\" at line 1, column 10"),
-        ("<integer>18446744073709551616</integer>", .invalidValue,
-         "Found integer 18446744073709551616 out of range (−2^63 … 2^64−1) at line 1, column 10"),
-        ("<integer>-9223372036854775809</integer>", .invalidValue,
-         "Found integer -9223372036854775809 out of range (−2^63 … 2^64−1) at line 1, column 10"),
+        (
+            "<integer>18446744073709551616</integer>", .invalidValue,
+            "Found integer 18446744073709551616 out of range (−2^63 … 2^64−1) at line 1, column 10"
+        ),
+        (
+            "<integer>-9223372036854775809</integer>", .invalidValue,
+            "Found integer -9223372036854775809 out of range (−2^63 … 2^64−1) at line 1, column 10"
+        ),
         ("<integer/>", .invalidValue, "Found empty <integer> at line 1, column 1"),
         ("<real>1.2.3</real>", .invalidValue, "Found invalid real \"1.2.3\" at line 1, column 7"),
         ("<real>0x1p3</real>", .invalidValue, "Found invalid real \"0x1p3\" at line 1, column 7"),
         ("<real>nan(1)</real>", .invalidValue, "Found invalid real \"nan(1)\" at line 1, column 7"),
-        ("<date>2004-10-26</date>", .invalidValue,
-         "Found invalid date \"2004-10-26\" (expected YYYY-MM-DDTHH:MM:SSZ) at line 1, column 7"),
-        ("<date>2004-02-30T00:00:00Z</date>", .invalidValue,
-         "Found invalid date \"2004-02-30T00:00:00Z\" (expected YYYY-MM-DDTHH:MM:SSZ) at line 1, column 7"),
+        (
+            "<date>2004-10-26</date>", .invalidValue,
+            "Found invalid date \"2004-10-26\" (expected YYYY-MM-DDTHH:MM:SSZ) at line 1, column 7"
+        ),
+        (
+            "<date>2004-02-30T00:00:00Z</date>", .invalidValue,
+            "Found invalid date \"2004-02-30T00:00:00Z\" (expected YYYY-MM-DDTHH:MM:SSZ) at line 1, column 7"
+        ),
         ("<data>AAA</data>", .invalidValue, "Found invalid base64 in <data> at line 1, column 7"),
         ("<data>AA=A</data>", .invalidValue, "Found invalid base64 in <data> at line 1, column 7"),
         ("<data>AA*A</data>", .invalidValue, "Found invalid base64 in <data> at line 1, column 7"),
         ("<data>AAAA=</data>", .invalidValue, "Found invalid base64 in <data> at line 1, column 7"),
         ("<true>x</true>", .malformed, "Found text inside <true> at line 1, column 7"),
-        ("<string x=\"1\">a</string>", .malformed,
-         "Found unexpected attribute \"x\" on <string> at line 1, column 9"),
+        (
+            "<string x=\"1\">a</string>", .malformed,
+            "Found unexpected attribute \"x\" on <string> at line 1, column 9"
+        ),
         ("<string>a<b/></string>", .malformed, "Found unexpected markup inside <string> at line 1, column 10"),
         ("<string>a</strin>", .malformed, "Found </strin> where </string> was expected at line 1, column 10"),
         ("<!-- a -- b --><true/>", .malformed, "Found '--' inside a comment at line 1, column 8"),
         ("<!-- a <true/>", .malformed, "Found unterminated comment at line 1, column 1"),
-        ("<true/><?xml version=\"1.0\"?>", .malformed,
-         "Found an XML declaration after the start of the document at line 1, column 8"),
-        ("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><true/>", .unsupported,
-         "Found unsupported encoding \"ISO-8859-1\" (only UTF-8 is read) at line 1, column 31"),
-        ("<!DOCTYPE plist [<!ENTITY a \"b\">]><string>&a;</string>", .unsupported,
-         "Found an internal DTD subset; XML entity declarations are not supported in property lists at line 1, column 17"),
+        (
+            "<true/><?xml version=\"1.0\"?>", .malformed,
+            "Found an XML declaration after the start of the document at line 1, column 8"
+        ),
+        (
+            "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><true/>", .unsupported,
+            "Found unsupported encoding \"ISO-8859-1\" (only UTF-8 is read) at line 1, column 31"
+        ),
+        (
+            "<!DOCTYPE plist [<!ENTITY a \"b\">]><string>&a;</string>", .unsupported,
+            "Found an internal DTD subset; XML entity declarations are not supported in property lists at line 1, column 17"
+        ),
         ("<!DOCTYPE plist><!DOCTYPE plist><true/>", .malformed, "Found a second DOCTYPE at line 1, column 17"),
         ("<string>a<![CDATA[b</string>", .malformed, "Found unterminated CDATA section at line 1, column 10"),
         ("\r\n\r\n<foo/>", .malformed, "Found unknown tag <foo> at line 3, column 1"),
@@ -271,7 +323,10 @@ import Testing
         ("<dict/>", [:]),
         ("<array></array>", []),
         ("<plist version=\"1.0\"><dict><key/><true/></dict></plist>", ["": true]),
-        ("\u{FEFF}<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<!-- c --><?pi x?><!DOCTYPE plist SYSTEM \"x>y\">\n<true/>\n<!-- end -->\n", true),
+        (
+            "\u{FEFF}<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<!-- c --><?pi x?><!DOCTYPE plist SYSTEM \"x>y\">\n<true/>\n<!-- end -->\n",
+            true
+        ),
         ("<true></true>", true),
         ("<false> <!-- c --> </false>", false),
         ("<string>a<!-- c -->b<?pi ?>c</string>", "abc"),
@@ -318,7 +373,8 @@ import Testing
     }
 
     @Test func nestingUpToTheLimitIsAccepted() throws {
-        let xml = String(repeating: "<dict><key>k</key>", count: 511) + "<array/>" + String(repeating: "</dict>", count: 511)
+        let xml =
+            String(repeating: "<dict><key>k</key>", count: 511) + "<array/>" + String(repeating: "</dict>", count: 511)
         var value = try PropertyList(xml: Array(xml.utf8))
         var levels = 0
         while case .dictionary(let entries) = value, let inner = entries["k"] {
@@ -380,7 +436,9 @@ import Testing
     }
 
     @Test func everyTruncationOfASmallValueIsRefused() {
-        let xml = Array("<dict><key>a&amp;</key><array><data>AAE=</data><real>1.5</real><date>2001-01-01T00:00:00Z</date></array></dict>".utf8)
+        let xml = Array(
+            "<dict><key>a&amp;</key><array><data>AAE=</data><real>1.5</real><date>2001-01-01T00:00:00Z</date></array></dict>"
+                .utf8)
         for length in 0..<xml.count {
             #expect(propertyListError { _ = try PropertyList(xml: Array(xml[..<length])) } != nil, "prefix \(length)")
         }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PropertyList
 
 @Suite struct XMLWriterTests {
@@ -18,7 +19,9 @@ import Testing
         #expect(written == bytes)
         if written != bytes {
             // Show where they part, to make a failure readable.
-            let index = zip(written, bytes).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(written.count, bytes.count)
+            let index =
+                zip(written, bytes).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+                ?? min(written.count, bytes.count)
             Issue.record("first difference at byte \(index)")
         }
     }
@@ -52,8 +55,10 @@ import Testing
         (.date(252_423_993_599), "<date>9999-12-31T23:59:59Z</date>\n"),
         (.data([]), "<data>\n</data>\n"),
         (.data([0, 1]), "<data>\nAAE=\n</data>\n"),
-        (["b": 1, "a": ["c": .data([0xFF])]],
-         "<dict>\n\t<key>a</key>\n\t<dict>\n\t\t<key>c</key>\n\t\t<data>\n\t\t/w==\n\t\t</data>\n\t</dict>\n\t<key>b</key>\n\t<integer>1</integer>\n</dict>\n"),
+        (
+            ["b": 1, "a": ["c": .data([0xFF])]],
+            "<dict>\n\t<key>a</key>\n\t<dict>\n\t\t<key>c</key>\n\t\t<data>\n\t\t/w==\n\t\t</data>\n\t</dict>\n\t<key>b</key>\n\t<integer>1</integer>\n</dict>\n"
+        ),
     ]
 
     @Test(arguments: layouts)
@@ -77,7 +82,10 @@ import Testing
     }
 
     static let unrepresentable: [(value: PropertyList, path: String, message: String)] = [
-        (["objects": [1, ["photo": "a\u{1}b"]]], "objects[1].photo", "A string holds U+0001, which XML 1.0 cannot hold"),
+        (
+            ["objects": [1, ["photo": "a\u{1}b"]]], "objects[1].photo",
+            "A string holds U+0001, which XML 1.0 cannot hold"
+        ),
         (["bad\u{0}key": 1], "[\"bad\u{0}key\"]", "A string holds U+0000, which XML 1.0 cannot hold"),
         (["x": "\u{FFFE}"], "x", "A string holds U+FFFE, which XML 1.0 cannot hold"),
         (["x": ["\u{FFFF}"]], "x[0]", "A string holds U+FFFF, which XML 1.0 cannot hold"),

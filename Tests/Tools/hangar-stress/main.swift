@@ -194,7 +194,8 @@ func exportLoop(path: String, file: String, runID: String, seed: UInt64) {
 let arguments = CommandLine.arguments
 switch arguments.dropFirst().first {
 case "save-loop" where arguments.count == 6:
-    guard let seed = UInt64(arguments[4]), let synchronous = StoreConfiguration.Synchronous(rawValue: arguments[5].uppercased())
+    guard let seed = UInt64(arguments[4]),
+        let synchronous = StoreConfiguration.Synchronous(rawValue: arguments[5].uppercased())
     else { fail("bad arguments \(arguments)") }
     saveLoop(path: arguments[2], runID: arguments[3], seed: seed, synchronous: synchronous)
 case "export-loop" where arguments.count == 6:

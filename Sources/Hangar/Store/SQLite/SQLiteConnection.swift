@@ -153,7 +153,7 @@ final class SQLiteConnection {
         while true {
             do {
                 return try body()
-            } catch where error.primaryCode == SQLITE_BUSY && Date() < deadline {
+            } catch  where error.primaryCode == SQLITE_BUSY && Date() < deadline {
                 sqlite3_sleep(Int32.random(in: 1...10))
             }
         }

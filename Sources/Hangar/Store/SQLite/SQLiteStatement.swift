@@ -52,7 +52,8 @@ final class SQLiteStatement {
     func bind(_ bytes: [UInt8], at index: Int32) throws(SQLiteError) {
         let status = bytes.withUnsafeBytes { raw in
             // A zero-length blob still needs a non-null pointer to be a blob rather than NULL.
-            sqlite3_bind_blob(handle, index, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(raw.count),
+            sqlite3_bind_blob(
+                handle, index, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(raw.count),
                 hangar_sqlite3_transient())
         }
         try check(status)

@@ -16,7 +16,9 @@ struct DBList: ParsableCommand {
             let lines = try store.read { transaction in
                 guard let collection else { return try transaction.collections() }
                 let keys = try transaction.keys(in: collection)
-                guard !keys.isEmpty else { throw FileFailure(path: self.store.db, reason: "No collection \(collection)") }
+                guard !keys.isEmpty else {
+                    throw FileFailure(path: self.store.db, reason: "No collection \(collection)")
+                }
                 return keys
             }
             for line in lines { print(line) }
@@ -44,7 +46,8 @@ struct DBGet: ParsableCommand {
                 return try transaction.document(in: collection, key: key)
             }
             guard let document else {
-                let what = revision.map { "No revision \($0) of \(collection)/\(key)" } ?? "No document \(collection)/\(key)"
+                let what =
+                    revision.map { "No revision \($0) of \(collection)/\(key)" } ?? "No document \(collection)/\(key)"
                 throw FileFailure(path: self.store.db, reason: what)
             }
             let envelope = try document.envelope()
