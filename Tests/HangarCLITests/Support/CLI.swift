@@ -58,6 +58,22 @@ enum CLI {
             stdoutBytes: [UInt8](outData))
     }
 
+    /// Runs `script` with `/bin/sh` (for `ulimit` and other shell-only set-up around `hangar`).
+    static func runShell(_ script: String) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", script]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(
+            status: process.terminationStatus, stdout: String(decoding: data, as: UTF8.self), stderr: "",
+            stdoutBytes: [UInt8](data))
+    }
+
     static func temporaryDirectory() throws -> String {
         let path = NSTemporaryDirectory() + "hangar-cli-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
