@@ -31,10 +31,11 @@ public final class WriteTransaction: ReadTransaction {
         let current = try currentRow(collection: collection, key: key)
         var kept: [String: PropertyList] = [:]
         var version = format.current
-        if let current, current.version.major == format.current.major, current.version.minor > format.current.minor {
+        if let current, current.version.major == format.current.major, current.version.minor > format.current.minor,
+            let full = try self.document(in: collection, key: key)
+        {
             // A newer minor's keys: find the ones this model does not write back, and keep them.
-            let stored = try current.envelope()
-            if case .dictionary(var content) = stored {
+            if case .dictionary(var content) = try full.envelope() {
                 content[DocumentFormat.majorKey] = nil
                 content[DocumentFormat.minorKey] = nil
                 do {
@@ -143,7 +144,7 @@ public final class WriteTransaction: ReadTransaction {
     private func write(
         _ envelope: PropertyList,
         version: DocumentVersion,
-        current: StoredDocument?,
+        current: CurrentRow?,
         collection: String,
         key: String,
         expectedRevision: Int?,
@@ -210,7 +211,7 @@ public final class WriteTransaction: ReadTransaction {
         return revision
     }
 
-    private func check(_ expected: Int?, against current: StoredDocument?, collection: String, key: String)
+    private func check(_ expected: Int?, against current: CurrentRow?, collection: String, key: String)
         throws(StoreError)
     {
         guard let expected else { return }
@@ -223,8 +224,21 @@ public final class WriteTransaction: ReadTransaction {
         }
     }
 
-    private func currentRow(collection: String, key: String) throws(StoreError) -> StoredDocument? {
-        try document(in: collection, key: key)
+    /// What a save needs to know of the stored document: its revision and version, not its bytes.
+    struct CurrentRow {
+        let revision: Int
+        let version: DocumentVersion
+    }
+
+    private func currentRow(collection: String, key: String) throws(StoreError) -> CurrentRow? {
+        try query(
+            "SELECT revision, major, minor FROM documents WHERE collection = ?1 AND key = ?2",
+            [.text(collection), .text(key)], collection: collection, key: key
+        ) { statement in
+            CurrentRow(
+                revision: Int(statement.int64(at: 0)),
+                version: DocumentVersion(major: Int(statement.int64(at: 1)), minor: Int(statement.int64(at: 2))))
+        }.first
     }
 
     /// Copies the current revision into history (when the policy keeps any) and prunes to the policy.
