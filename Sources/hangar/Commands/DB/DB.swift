@@ -32,10 +32,21 @@ struct StoreOption: ParsableArguments {
         }
     }
 
+    /// `STORE: what` for a store, collection, key or revision that is not there.
+    func notFound(_ what: String) -> FileFailure {
+        FileFailure(path: db, reason: what)
+    }
+
     /// A store error as the one-line `STORE: reason`.
     func failure(_ error: any Error) -> FileFailure {
         FileFailure(path: db, reason: String(describing: error))
     }
+}
+
+/// The `COLLECTION KEY` arguments of the commands about one document.
+struct DocumentArguments: ParsableArguments {
+    @Argument(help: "The collection.") var collection: String
+    @Argument(help: "The key.") var key: String
 }
 
 /// The file formats `db get` and `db export` write.

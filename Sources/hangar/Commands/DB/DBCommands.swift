@@ -17,7 +17,7 @@ struct DBList: ParsableCommand {
                 guard let collection else { return try transaction.collections() }
                 let keys = try transaction.keys(in: collection)
                 guard !keys.isEmpty else {
-                    throw FileFailure(path: self.store.db, reason: "No collection \(collection)")
+                    throw self.store.notFound("No collection \(collection)")
                 }
                 return keys
             }
@@ -33,29 +33,28 @@ struct DBGet: ParsableCommand {
         abstract: "Print a document as `hangar print` does, or write it to a file with -o (binary by default).")
 
     @OptionGroup var store: StoreOption
-    @Argument(help: "The collection.") var collection: String
-    @Argument(help: "The key.") var key: String
+    @OptionGroup var document: DocumentArguments
     @Option(name: .shortAndLong, help: "Write the document to this file (`-` for standard output).") var output: String?
     @Option(help: "The file format with -o: binary1 or xml1.") var format: StoreFileFormat = .binary1
     @Option(help: "Read this earlier revision instead of the current one.") var revision: Int?
 
     func run() throws {
+        let (collection, key) = (document.collection, document.key)
         try withStore(store) { store in
-            let document = try store.read { transaction in
+            let stored = try store.read { transaction in
                 if let revision { return try transaction.document(in: collection, key: key, revision: revision) }
                 return try transaction.document(in: collection, key: key)
             }
-            guard let document else {
-                let what =
-                    revision.map { "No revision \($0) of \(collection)/\(key)" } ?? "No document \(collection)/\(key)"
-                throw FileFailure(path: self.store.db, reason: what)
+            guard let stored else {
+                throw self.store.notFound(
+                    revision.map { "No revision \($0) of \(collection)/\(key)" } ?? "No document \(collection)/\(key)")
             }
-            let envelope = try document.envelope()
+            let envelope = try stored.envelope()
             guard let output else {
                 print(TreePrinter.render(envelope), terminator: "")
                 return
             }
-            let bytes = format == .binary1 ? document.body : try envelope.encoded(as: .xml)
+            let bytes = format == .binary1 ? stored.body : try envelope.encoded(as: .xml)
             if output == "-" {
                 try AtomicFile.writeToStandardOutput(bytes)
             } else {
@@ -77,13 +76,13 @@ struct DBPut: ParsableCommand {
         discussion: "Prints the new revision number. The store is created if it does not exist.")
 
     @OptionGroup var store: StoreOption
-    @Argument(help: "The collection.") var collection: String
-    @Argument(help: "The key.") var key: String
+    @OptionGroup var document: DocumentArguments
     @Argument(help: "The file to store (`-` reads standard input).") var file: String
     @Option(help: "Save only if the stored revision is this one (0: only if there is none).") var expectedRevision: Int?
     @Flag(help: "Replace a stored document even if its major version is newer than the file's.") var force = false
 
     func run() throws {
+        let (collection, key) = (document.collection, document.key)
         try reportingFailures {
             let (envelope, _) = try loadPropertyList(at: file)
             do {
@@ -109,13 +108,13 @@ struct DBRemove: ParsableCommand {
         commandName: "rm", abstract: "Delete a document (its revisions stay in the history).")
 
     @OptionGroup var store: StoreOption
-    @Argument(help: "The collection.") var collection: String
-    @Argument(help: "The key.") var key: String
+    @OptionGroup var document: DocumentArguments
 
     func run() throws {
+        let (collection, key) = (document.collection, document.key)
         try withStore(store) { store in
             let existed = try store.write { try $0.delete(key: key, in: collection) }
-            guard existed else { throw FileFailure(path: self.store.db, reason: "No document \(collection)/\(key)") }
+            guard existed else { throw self.store.notFound("No document \(collection)/\(key)") }
         }
     }
 }
@@ -127,14 +126,14 @@ struct DBHistory: ParsableCommand {
         abstract: "List the kept revisions of a document, one per line: revision, version, saved at (UTC), current.")
 
     @OptionGroup var store: StoreOption
-    @Argument(help: "The collection.") var collection: String
-    @Argument(help: "The key.") var key: String
+    @OptionGroup var document: DocumentArguments
 
     func run() throws {
+        let (collection, key) = (document.collection, document.key)
         try withStore(store) { store in
             let revisions = try store.read { try $0.history(in: collection, key: key) }
             guard !revisions.isEmpty else {
-                throw FileFailure(path: self.store.db, reason: "No document \(collection)/\(key)")
+                throw self.store.notFound("No document \(collection)/\(key)")
             }
             let formatter = ISO8601DateFormatter()
             for revision in revisions {
@@ -160,7 +159,7 @@ struct DBExport: ParsableCommand {
     func run() throws {
         try withStore(store) { store in
             guard try store.read({ try $0.count(in: collection) }) > 0 else {
-                throw FileFailure(path: self.store.db, reason: "No collection \(collection)")
+                throw self.store.notFound("No collection \(collection)")
             }
             for path in try store.exportCollection(collection, to: directory, format: format.format) { print(path) }
         }
