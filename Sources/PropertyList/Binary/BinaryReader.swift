@@ -210,20 +210,17 @@ struct BinaryDecoder {
             }
             return .date(seconds)
         case 0x4:
-            let (length, payload) = try countAndPayload(marker: marker, at: start)
-            try checkPayload(start: payload, count: length, elementSize: 1, at: start)
+            let (length, payload) = try countAndPayload(marker: marker, elementSize: 1, at: start)
             return .data(reader.bytes(at: payload, count: length))
         case 0x5:
-            let (length, payload) = try countAndPayload(marker: marker, at: start)
-            try checkPayload(start: payload, count: length, elementSize: 1, at: start)
+            let (length, payload) = try countAndPayload(marker: marker, elementSize: 1, at: start)
             guard let string = reader.asciiString(at: payload, count: length) else {
                 throw PropertyListError(
                     .invalidValue, "An ASCII string holds a byte above 0x7F", at: .byteOffset(start))
             }
             return .string(string)
         case 0x6:
-            let (units, payload) = try countAndPayload(marker: marker, at: start)
-            try checkPayload(start: payload, count: units, elementSize: 2, at: start)
+            let (units, payload) = try countAndPayload(marker: marker, elementSize: 2, at: start)
             guard let string = reader.utf16BigEndianString(at: payload, units: units) else {
                 throw PropertyListError(
                     .invalidValue, "A UTF-16 string holds an unpaired surrogate", at: .byteOffset(start))
@@ -316,8 +313,18 @@ struct BinaryDecoder {
         }
     }
 
-    /// The count of a data, string or container object, and where its payload starts.
-    private func countAndPayload(marker: UInt8, at start: Int) throws(PropertyListError) -> (count: Int, payload: Int) {
+    /// The count of a data, string or container object and where its payload starts, the payload checked to
+    /// end before the offset table.
+    private func countAndPayload(marker: UInt8, elementSize: Int, at start: Int) throws(PropertyListError)
+        -> (count: Int, payload: Int)
+    {
+        let (count, payload) = try declaredCount(of: marker, at: start)
+        try checkPayload(start: payload, count: count, elementSize: elementSize, at: start)
+        return (count, payload)
+    }
+
+    /// The count of a data, string or container object, and where its payload starts (not yet bounds-checked).
+    private func declaredCount(of marker: UInt8, at start: Int) throws(PropertyListError) -> (count: Int, payload: Int) {
         let nibble = Int(marker & 0x0F)
         if nibble != 0x0F { return (nibble, start + 1) }
         // 0xF: the count follows as an integer object `1n` of 1, 2, 4 or 8 bytes.
@@ -346,8 +353,8 @@ struct BinaryDecoder {
                 .limitExceeded, "Too many nested arrays or dictionaries (the limit is \(limits.maxDepth))",
                 at: .byteOffset(start))
         }
-        let (length, refs) = try countAndPayload(marker: marker, at: start)
-        try checkPayload(start: refs, count: length, elementSize: refsPerEntry * trailer.objectRefSize, at: start)
+        let (length, refs) = try countAndPayload(
+            marker: marker, elementSize: refsPerEntry * trailer.objectRefSize, at: start)
         return (length, refs)
     }
 

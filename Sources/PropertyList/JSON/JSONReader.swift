@@ -40,8 +40,7 @@ struct JSONScanner {
     }
 
     private func found(at offset: Int) -> String {
-        guard offset < reader.count else { return "the end of the input" }
-        return "'\(XMLScanner.printable(reader[offset]))'"
+        TextLocation.found(at: offset, in: reader)
     }
 
     mutating func scanDocument() throws(PropertyListError) -> PropertyList {

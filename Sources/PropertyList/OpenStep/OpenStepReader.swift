@@ -38,8 +38,7 @@ struct OpenStepScanner {
     }
 
     private func found(at offset: Int) -> String {
-        guard offset < reader.count else { return "the end of the input" }
-        return "'\(XMLScanner.printable(reader[offset]))'"
+        TextLocation.found(at: offset, in: reader)
     }
 
     @inline(__always)
