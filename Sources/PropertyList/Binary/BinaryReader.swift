@@ -324,7 +324,8 @@ struct BinaryDecoder {
     }
 
     /// The count of a data, string or container object, and where its payload starts (not yet bounds-checked).
-    private func declaredCount(of marker: UInt8, at start: Int) throws(PropertyListError) -> (count: Int, payload: Int) {
+    private func declaredCount(of marker: UInt8, at start: Int) throws(PropertyListError) -> (count: Int, payload: Int)
+    {
         let nibble = Int(marker & 0x0F)
         if nibble != 0x0F { return (nibble, start + 1) }
         // 0xF: the count follows as an integer object `1n` of 1, 2, 4 or 8 bytes.
