@@ -132,3 +132,39 @@ import Testing
         #expect(result.stderr.contains("at line "))
     }
 }
+
+/// `hangar convert` writes every key of a dictionary, even keys Swift's `String` would call equal.
+@Suite struct ConvertExactKeyTests {
+    @Test func canonicallyEquivalentKeysSurviveEveryConversion() throws {
+        let directory = try CLI.temporaryDirectory()
+        let path = directory + "/keys.plist"
+        let xml = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0">
+            <dict>
+            \t<key>caf\u{E9}</key>
+            \t<integer>1</integer>
+            \t<key>cafe\u{301}</key>
+            \t<integer>2</integer>
+            \t<key>\u{212B}</key>
+            \t<integer>3</integer>
+            \t<key>\u{C5}</key>
+            \t<integer>4</integer>
+            </dict>
+            </plist>
+
+            """
+        try Data(xml.utf8).write(to: URL(fileURLWithPath: path))
+        for format in ["binary1", "json", "xml1"] {
+            let result = try CLI.run(["convert", format, path])
+            #expect(result.status == 0, "\(format): \(result.stderr)")
+        }
+        // Back in XML after binary and JSON, keys sorted by UTF-16 code unit: all four, none merged.
+        let text = String(decoding: CLI.bytes(path), as: UTF8.self)
+        let keys = text.split(separator: "\n").filter { $0.contains("<key>") }.map {
+            $0.replacing("\t<key>", with: "").replacing("</key>", with: "")
+        }
+        let scalars = keys.map { $0.unicodeScalars.map(\.value) }
+        #expect(scalars == [[0x63, 0x61, 0x66, 0x65, 0x301], [0x63, 0x61, 0x66, 0xE9], [0xC5], [0x212B]])
+    }
+}

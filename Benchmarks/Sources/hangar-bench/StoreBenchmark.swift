@@ -91,7 +91,7 @@ enum StoreFormat {
     }
 
     /// The inverse, for building the old documents a bulk upgrade starts from (setup only).
-    static func v1Content(_ content: [String: PropertyList]) -> [String: PropertyList] {
+    static func v1Content(_ content: PropertyList.Dictionary) -> PropertyList.Dictionary {
         var content = content
         guard case .array(let airplanes)? = content["airplanes"] else { return content }
         content["airplanes"] = .array(

@@ -2,7 +2,7 @@ import PropertyList
 
 struct KeyedValueDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let decoder: ValueDecoder
-    let entries: [String: PropertyList]
+    let entries: PropertyList.Dictionary
     let path: ModelPath
 
     var codingPath: [any CodingKey] { path.codingPath }

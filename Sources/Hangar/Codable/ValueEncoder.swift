@@ -15,7 +15,7 @@ enum EncodedSlot {
         case .value(let value):
             return value
         case .dictionary(let box):
-            var entries: [String: PropertyList] = [:]
+            var entries: PropertyList.Dictionary = [:]
             entries.reserveCapacity(box.entries.count)
             for (key, slot) in box.entries { entries[key] = try slot.finalized() }
             return .dictionary(entries)

@@ -11,13 +11,13 @@ public struct DocumentMigration: Sendable {
     /// A short name for logs, such as `"rename registration to registrationNumber"`.
     public let name: String
     /// The step: the document's content keys (without `majorVersion` / `minorVersion`) in, the new ones out.
-    public let transform: @Sendable ([String: PropertyList]) throws -> [String: PropertyList]
+    public let transform: @Sendable (PropertyList.Dictionary) throws -> PropertyList.Dictionary
 
     /// A step from `fromMajor` to `fromMajor + 1`.
     public init(
         from fromMajor: Int,
         _ name: String,
-        transform: @escaping @Sendable ([String: PropertyList]) throws -> [String: PropertyList]
+        transform: @escaping @Sendable (PropertyList.Dictionary) throws -> PropertyList.Dictionary
     ) {
         self.fromMajor = fromMajor
         self.name = name
@@ -32,13 +32,13 @@ public struct MinorUpgrade: Sendable {
     /// Documents with a minor below this one are upgraded to it.
     public let toMinor: Int
     /// The step, on content keys.
-    public let transform: @Sendable ([String: PropertyList]) throws -> [String: PropertyList]
+    public let transform: @Sendable (PropertyList.Dictionary) throws -> PropertyList.Dictionary
 
     /// Upgrades documents of `major` written before `toMinor`.
     public init(
         major: Int,
         toMinor: Int,
-        transform: @escaping @Sendable ([String: PropertyList]) throws -> [String: PropertyList]
+        transform: @escaping @Sendable (PropertyList.Dictionary) throws -> PropertyList.Dictionary
     ) {
         self.major = major
         self.toMinor = toMinor
@@ -220,7 +220,7 @@ public struct DocumentFormat: Sendable {
     }
 
     /// The envelope for `content` at `version` (the current one by default).
-    public func seal(_ content: [String: PropertyList], version: DocumentVersion? = nil) -> PropertyList {
+    public func seal(_ content: PropertyList.Dictionary, version: DocumentVersion? = nil) -> PropertyList {
         let version = version ?? current
         var envelope = content
         envelope[Self.majorKey] = .integer(.init(version.major))
@@ -258,5 +258,5 @@ public struct OpenedDocument: Sendable {
     /// The version the document declared before any upgrade.
     public let storedVersion: DocumentVersion
     /// The content keys, upgraded to the current major.
-    public let content: [String: PropertyList]
+    public let content: PropertyList.Dictionary
 }

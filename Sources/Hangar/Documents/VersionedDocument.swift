@@ -24,7 +24,7 @@ enum DocumentCoding {
     static func envelope<Document: VersionedDocument>(
         for document: Document,
         registry: ClassRegistry,
-        extraContent: [String: PropertyList] = [:],
+        extraContent: PropertyList.Dictionary = [:],
         version: DocumentVersion? = nil
     ) throws(DocumentError) -> PropertyList {
         guard case .dictionary(var content) = registry.encode(document) else {
@@ -38,10 +38,10 @@ enum DocumentCoding {
     /// The content keys of `content` that the model does not write back after reading it: the keys a newer
     /// minor added, which an older reader must keep.
     static func unknownKeys<Document: VersionedDocument>(
-        of content: [String: PropertyList],
+        of content: PropertyList.Dictionary,
         as _: Document.Type,
         registry: ClassRegistry
-    ) throws(ModelError) -> [String: PropertyList] {
+    ) throws(ModelError) -> PropertyList.Dictionary {
         let model = try registry.decode(Document.self, from: .dictionary(content))
         let rewritten = registry.encode(model).dictionaryValue ?? [:]
         return content.filter { rewritten[$0.key] == nil }

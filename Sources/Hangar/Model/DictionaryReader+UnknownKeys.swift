@@ -10,8 +10,9 @@ extension DictionaryReader {
     /// extra = reader.unknownEntries(Key.self)                            // in init(propertyList:)
     /// var writer = DictionaryWriter(.dictionary(extra))                   // in propertyListRepresentation
     /// ```
-    public func unknownEntries<Key: CaseIterable & RawRepresentable<String>>(_: Key.Type) -> [String: PropertyList] {
-        let known = Set(Key.allCases.map(\.rawValue))
-        return entries.filter { !known.contains($0.key) }
+    public func unknownEntries<Key: CaseIterable & RawRepresentable<String>>(_: Key.Type) -> PropertyList.Dictionary {
+        // Scalar-exact, as the dictionary's own keys are: a canonically equivalent spelling is another key.
+        let known = Set(Key.allCases.map { PropertyList.DictionaryKey($0.rawValue) })
+        return entries.filter { !known.contains(PropertyList.DictionaryKey($0.key)) }
     }
 }

@@ -13,7 +13,7 @@ public import PropertyList
 /// ```
 public struct DictionaryReader: Sendable {
     /// The dictionary's entries, as read.
-    public let entries: [String: PropertyList]
+    public let entries: PropertyList.Dictionary
     /// Where this dictionary sits in the value being read.
     public let path: ModelPath
 

@@ -10,7 +10,7 @@ public import PropertyList
 /// ```
 public struct DictionaryWriter: Sendable {
     /// The entries written so far.
-    public var entries: [String: PropertyList]
+    public var entries: PropertyList.Dictionary
 
     /// An empty dictionary.
     public init() {

@@ -26,10 +26,15 @@ extension Array: PropertyListRepresentable where Element: PropertyListRepresenta
 extension Dictionary: PropertyListRepresentable where Key == String, Value: PropertyListRepresentable {
     /// A `.dictionary`; class values carry their registered tags.
     public var propertyListRepresentation: PropertyList {
-        .dictionary(mapValues { ModelCoding.encode($0) })
+        .dictionary(PropertyList.Dictionary(uniqueKeysWithValues: lazy.map { ($0.key, ModelCoding.encode($0.value)) }))
     }
 
     /// Reads a `.dictionary`, each value polymorphically, with its key in any error's path.
+    ///
+    /// Swift's `String` keys are equal when canonically equivalent, so a value holding two such keys
+    /// (`"caf\u{E9}"` and `"cafe\u{301}"`) cannot become a `[String: Value]` without losing one: that is an
+    /// ``ModelError/Kind/invalidValue`` error naming the second key, never a silent merge. Read such values
+    /// as ``PropertyList/Dictionary``, which keeps both.
     public init(propertyList: PropertyList) throws(ModelError) {
         guard case .dictionary(let entries) = propertyList else {
             throw .typeMismatch(expected: "dictionary", found: propertyList)
@@ -37,7 +42,14 @@ extension Dictionary: PropertyListRepresentable where Key == String, Value: Prop
         var result: [String: Value] = [:]
         result.reserveCapacity(entries.count)
         for (key, value) in entries {
-            result[key] = try ModelCoding.decode(Value.self, from: value, at: ModelPath.root.appending(key: key))
+            let path = ModelPath.root.appending(key: key)
+            guard result[key] == nil else {
+                throw ModelError(
+                    .invalidValue,
+                    "key \(key.debugDescription) is canonically equivalent to another key; a Swift dictionary would merge them",
+                    at: path)
+            }
+            result[key] = try ModelCoding.decode(Value.self, from: value, at: path)
         }
         self = result
     }

@@ -47,10 +47,10 @@ public struct IndexDefinition: Sendable {
     /// The index's name, used in queries.
     public let name: String
     /// The values to index for a document (strings, integers, reals, dates or Booleans; others are ignored).
-    public let extract: @Sendable ([String: PropertyList]) -> [PropertyList]
+    public let extract: @Sendable (PropertyList.Dictionary) -> [PropertyList]
 
     /// An index whose values `extract` computes from a document's content.
-    public init(name: String, extract: @escaping @Sendable ([String: PropertyList]) -> [PropertyList]) {
+    public init(name: String, extract: @escaping @Sendable (PropertyList.Dictionary) -> [PropertyList]) {
         self.name = name
         self.extract = extract
     }

@@ -29,7 +29,7 @@ public final class WriteTransaction: ReadTransaction {
         let format = Document.format
         let registry = store.configuration.registry
         let current = try currentRow(collection: collection, key: key)
-        var kept: [String: PropertyList] = [:]
+        var kept: PropertyList.Dictionary = [:]
         var version = format.current
         if let current, current.version.major == format.current.major, current.version.minor > format.current.minor,
             let full = try self.document(in: collection, key: key)
@@ -269,7 +269,7 @@ public final class WriteTransaction: ReadTransaction {
             """, arguments, collection: collection, key: key)
     }
 
-    private func updateIndexes(_ content: [String: PropertyList], collection: String, key: String) throws(StoreError) {
+    private func updateIndexes(_ content: PropertyList.Dictionary, collection: String, key: String) throws(StoreError) {
         let indexes = store.configuration.options(for: collection).indexes
         try execute(
             "DELETE FROM index_entries WHERE collection = ?1 AND key = ?2", [.text(collection), .text(key)],

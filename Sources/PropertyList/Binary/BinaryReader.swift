@@ -266,11 +266,14 @@ struct BinaryDecoder {
     }
 
     private mutating func dictionary(object: Int, marker: UInt8, at start: Int, depth: Int) throws(PropertyListError)
-        -> [String: PropertyList]
+        -> PropertyList.Dictionary
     {
         let (length, refs) = try containerHeader(marker: marker, at: start, depth: depth, refsPerEntry: 2)
         onPath[object] = true
-        var entries = [String: PropertyList](minimumCapacity: length)
+        var keys: [String] = []
+        var values: [PropertyList] = []
+        keys.reserveCapacity(length)
+        values.reserveCapacity(length)
         let valueRefs = refs + length * trailer.objectRefSize
         for index in 0..<length {
             let keySite = refs + index * trailer.objectRefSize
@@ -280,11 +283,12 @@ struct BinaryDecoder {
                     .malformed, "A dictionary key (object \(keyObject)) is not a string", at: .byteOffset(keySite))
             }
             let valueSite = valueRefs + index * trailer.objectRefSize
-            // A key given twice keeps its last value, as Apple's XML reader, CPython and go-plist do.
-            entries[key] = try value(object: try reference(at: valueSite), depth: depth + 1, referencedAt: valueSite)
+            keys.append(key)
+            values.append(try value(object: try reference(at: valueSite), depth: depth + 1, referencedAt: valueSite))
         }
         onPath[object] = false
-        return entries
+        // A key given twice keeps its last value, as Apple's XML reader, CPython and go-plist do.
+        return PropertyList.Dictionary(keys: keys, values: values, uniquingKeysWith: { _, last in last })
     }
 
     // MARK: Scalars and counts

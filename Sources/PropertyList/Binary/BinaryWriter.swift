@@ -66,11 +66,10 @@ private struct ObjectPlan {
             let count = entries.count
             records.append(ObjectRecord(marker: 0xD0, start: start, count: count))
             references.append(contentsOf: repeatElement(0, count: 2 * count))
-            let sorted = KeyOrder.sortedEntries(entries)
-            for (index, entry) in sorted.enumerated() {
-                references[start + index] = leaf(.string(entry.key))
+            for (index, key) in entries.keys.enumerated() {
+                references[start + index] = leaf(.string(key))
             }
-            for (index, entry) in sorted.enumerated() {
+            for (index, entry) in entries.enumerated() {
                 do {
                     references[start + count + index] = try add(entry.value, depth: depth + 1)
                 } catch {

@@ -17,9 +17,9 @@ enum UTF8Bytes {
         return left.elementsEqual(right)
     }
 
-    /// Lexicographic order of the UTF-8 bytes (code point order), and whether both bytes at the first
-    /// difference are below `0xEE`, where code point order and UTF-16 order agree.
-    static func compare(_ a: String, _ b: String) -> (ordered: Bool, agreesWithUTF16: Bool) {
+    /// The three-way order of the UTF-8 bytes (code point order: negative, zero when equal, positive), and
+    /// whether both bytes at the first difference are below `0xEE`, where code point order and UTF-16 order agree.
+    static func compare(_ a: String, _ b: String) -> (order: Int, agreesWithUTF16: Bool) {
         let fast = a.utf8.withContiguousStorageIfAvailable { x in
             b.utf8.withContiguousStorageIfAvailable { y in compareBytes(x, y) }
         }
@@ -28,17 +28,17 @@ enum UTF8Bytes {
         var right = b.utf8.makeIterator()
         while true {
             switch (left.next(), right.next()) {
-            case (nil, nil): return (false, true)
-            case (nil, _): return (true, true)
-            case (_, nil): return (false, true)
-            case (let x?, let y?) where x != y: return (x < y, x < 0xEE && y < 0xEE)
+            case (nil, nil): return (0, true)
+            case (nil, _): return (-1, true)
+            case (_, nil): return (1, true)
+            case (let x?, let y?) where x != y: return (x < y ? -1 : 1, x < 0xEE && y < 0xEE)
             default: continue
             }
         }
     }
 
     private static func compareBytes(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>)
-        -> (ordered: Bool, agreesWithUTF16: Bool)
+        -> (order: Int, agreesWithUTF16: Bool)
     {
         let common = min(x.count, y.count)
         var index = 0
@@ -46,18 +46,18 @@ enum UTF8Bytes {
         let rawY = UnsafeRawBufferPointer(y)
         // Eight bytes at a time while equal; big-endian words order like their bytes.
         while index + 8 <= common {
-            let wordX = UInt64(bigEndian: rawX.loadUnaligned(fromByteOffset: index, as: UInt64.self))
-            let wordY = UInt64(bigEndian: rawY.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            let wordX = rawX.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            let wordY = rawY.loadUnaligned(fromByteOffset: index, as: UInt64.self)
             if wordX != wordY { break }
             index += 8
         }
         while index < common {
             let byteX = x[index]
             let byteY = y[index]
-            if byteX != byteY { return (byteX < byteY, byteX < 0xEE && byteY < 0xEE) }
+            if byteX != byteY { return (byteX < byteY ? -1 : 1, byteX < 0xEE && byteY < 0xEE) }
             index += 1
         }
-        return (x.count < y.count, true)
+        return (x.count == y.count ? 0 : (x.count < y.count ? -1 : 1), true)
     }
 
     /// Hashes the exact UTF-8 bytes into a `Hasher`, consistent with `equal`.

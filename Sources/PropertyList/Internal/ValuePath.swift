@@ -115,7 +115,7 @@ extension PropertyList {
                     stack.append((element, steps.count - 1))
                 }
             case .dictionary(let entries):
-                for (key, element) in KeyOrder.sortedEntries(entries).reversed() where element.mayHoldDate {
+                for (key, element) in entries.reversed() where element.mayHoldDate {
                     steps.append((step, .key(key)))
                     stack.append((element, steps.count - 1))
                 }

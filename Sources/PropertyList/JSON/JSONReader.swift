@@ -58,7 +58,7 @@ struct JSONScanner {
     private mutating func scanValue() throws(PropertyListError) -> PropertyList {
         var containers: [Container] = []
         var arrays: [[PropertyList]] = []
-        var objects: [[String: PropertyList]] = []
+        var objects: [DictionaryBuilder] = []
         var keys: [String] = []
 
         while true {
@@ -87,7 +87,7 @@ struct JSONScanner {
                     continue
                 } else {
                     containers.append(.object)
-                    objects.append([:])
+                    objects.append(DictionaryBuilder())
                     keys.append(try scanKey())
                     continue
                 }
@@ -112,7 +112,7 @@ struct JSONScanner {
                 guard let container = containers.last else { return finished }
                 switch container {
                 case .array: arrays[arrays.count - 1].append(finished)
-                case .object: objects[objects.count - 1][keys.removeLast()] = finished
+                case .object: objects[objects.count - 1].append(keys.removeLast(), finished)
                 }
                 skipWhitespace()
                 let closer = container == .array ? UInt8(ascii: "]") : UInt8(ascii: "}")
@@ -136,7 +136,7 @@ struct JSONScanner {
                 }
                 position += 1
                 containers.removeLast()
-                finished = container == .array ? .array(arrays.removeLast()) : .dictionary(objects.removeLast())
+                finished = container == .array ? .array(arrays.removeLast()) : .dictionary(objects.removeLast().build())
             }
         }
     }

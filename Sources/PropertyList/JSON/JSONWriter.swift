@@ -99,7 +99,7 @@ struct JSONEmitter {
         case .dictionary(let entries):
             guard level < WriteLimits.maxDepth else { throw WriteLimits.depthFailure() }
             out.append(UInt8(ascii: "{"))
-            for (index, (key, element)) in KeyOrder.sortedEntries(entries).enumerated() {
+            for (index, (key, element)) in entries.enumerated() {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
                 if options.prettyPrinted { newline(indent: level + 1) }
                 appendString(key)

@@ -94,7 +94,7 @@ struct OpenStepScanner {
         }
         var frames: [Frame] = []
         var arrays: [[PropertyList]] = []
-        var dictionaries: [[String: PropertyList]] = []
+        var dictionaries: [DictionaryBuilder] = []
         var keys: [String] = []
 
         while true {
@@ -123,7 +123,7 @@ struct OpenStepScanner {
                     continue
                 } else {
                     frames.append(.dictionary)
-                    dictionaries.append([:])
+                    dictionaries.append(DictionaryBuilder())
                     keys.append(try scanKey())
                     continue
                 }
@@ -145,7 +145,7 @@ struct OpenStepScanner {
                     if reader[position] == UInt8(ascii: "="), case .string(let key) = finished {
                         position += 1
                         frames.append(.stringsFile)
-                        dictionaries.append([:])
+                        dictionaries.append(DictionaryBuilder())
                         keys.append(key)
                         break
                     }
@@ -173,7 +173,7 @@ struct OpenStepScanner {
                     continue
                 }
                 let key = keys.removeLast()
-                dictionaries[dictionaries.count - 1][key] = finished
+                dictionaries[dictionaries.count - 1].append(key, finished)
                 try skipBlanks()
                 guard position < reader.count, reader[position] == UInt8(ascii: ";") else {
                     throw failure(
@@ -193,7 +193,7 @@ struct OpenStepScanner {
                 }
                 if frame == .dictionary { position += 1 }
                 frames.removeLast()
-                finished = .dictionary(dictionaries.removeLast())
+                finished = .dictionary(dictionaries.removeLast().build())
             }
         }
     }

@@ -35,7 +35,7 @@ extension PropertyList {
     }
 
     /// The entries, if this is a dictionary.
-    public var dictionaryValue: [String: PropertyList]? {
+    public var dictionaryValue: Dictionary? {
         if case .dictionary(let value) = self { value } else { nil }
     }
 

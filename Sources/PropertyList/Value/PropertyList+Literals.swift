@@ -31,6 +31,6 @@ extension PropertyList: ExpressibleByArrayLiteral {
 extension PropertyList: ExpressibleByDictionaryLiteral {
     /// A dictionary; a key given twice keeps its last value.
     public init(dictionaryLiteral elements: (String, PropertyList)...) {
-        self = .dictionary(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+        self = .dictionary(Dictionary(uniqueKeysWithValues: elements))
     }
 }

@@ -22,8 +22,8 @@ public enum PropertyList: Sendable {
     case data([UInt8])
     /// An ordered list of values.
     case array([PropertyList])
-    /// String keys to values. Keys are unordered; every writer sorts them.
-    case dictionary([String: PropertyList])
+    /// String keys to values; keys are distinct by their Unicode scalars and kept in writing order.
+    case dictionary(Dictionary)
 }
 
 extension PropertyList {
@@ -55,7 +55,7 @@ extension PropertyList: Hashable {
         case (.date(let a), .date(let b)): a.bitPattern == b.bitPattern
         case (.data(let a), .data(let b)): a == b
         case (.array(let a), .array(let b)): a == b
-        case (.dictionary(let a), .dictionary(let b)): Self.dictionariesEqual(a, b)
+        case (.dictionary(let a), .dictionary(let b)): a == b
         default: false
         }
     }
@@ -85,28 +85,8 @@ extension PropertyList: Hashable {
             hasher.combine(a)
         case .dictionary(let d):
             hasher.combine(7 as UInt8)
-            // Order-independent: combine each entry's own hash commutatively.
-            var combined = 0
-            for (key, value) in d {
-                var entry = Hasher()
-                key.hashScalars(into: &entry)
-                entry.combine(value)
-                combined ^= entry.finalize()
-            }
-            hasher.combine(d.count)
-            hasher.combine(combined)
+            hasher.combine(d)
         }
-    }
-
-    /// Swift's `Dictionary` merges canonically equivalent keys, so two dictionaries are equal here when
-    /// they hold the same keys scalar for scalar, each with an equal value.
-    private static func dictionariesEqual(_ a: [String: PropertyList], _ b: [String: PropertyList]) -> Bool {
-        guard a.count == b.count else { return false }
-        for (key, value) in a {
-            guard let index = b.index(forKey: key), b[index].key.unicodeScalarsEqual(key), b[index].value == value
-            else { return false }
-        }
-        return true
     }
 }
 

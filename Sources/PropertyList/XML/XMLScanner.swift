@@ -106,7 +106,7 @@ struct XMLScanner {
     private mutating func scanRoot() throws(PropertyListError) -> PropertyList {
         var frames: [Frame] = []
         var arrays: [[PropertyList]] = []
-        var dictionaries: [[String: PropertyList]] = []
+        var dictionaries: [DictionaryBuilder] = []
         var pendingKeys: [String?] = []
         var plistValue: PropertyList?
         var depth = 0
@@ -139,7 +139,7 @@ struct XMLScanner {
                         throw failure(
                             .malformed, "Value missing for key \"\(Self.snippet(key))\" inside <dict>", at: endOffset)
                     }
-                    finished = .dictionary(dictionaries.removeLast())
+                    finished = .dictionary(dictionaries.removeLast().build())
                 default:
                     // `</plist>`: the document's value is complete.
                     guard let plistValue else {
@@ -198,7 +198,7 @@ struct XMLScanner {
                         if tag == .array {
                             arrays.append([])
                         } else {
-                            dictionaries.append([:])
+                            dictionaries.append(DictionaryBuilder())
                             pendingKeys.append(nil)
                         }
                         continue
@@ -215,7 +215,7 @@ struct XMLScanner {
             case .dict:
                 // Duplicate keys: the last one wins, as in Apple's reader and in our binary reader.
                 if let key = pendingKeys[pendingKeys.count - 1] {
-                    dictionaries[dictionaries.count - 1][key] = finished
+                    dictionaries[dictionaries.count - 1].append(key, finished)
                     pendingKeys[pendingKeys.count - 1] = nil
                 }
             default:

@@ -112,7 +112,7 @@ struct XMLEmitter {
                 return
             }
             append("<dict>\n")
-            for (key, element) in KeyOrder.sortedEntries(entries) {
+            for (key, element) in entries {
                 do {
                     indent(level + 1)
                     append("<key>")

@@ -16,8 +16,8 @@ final class Bushplane: Airplane, @unchecked Sendable {}
         return registry
     }()
 
-    static func airplane(tagged tag: String, _ extra: [String: PropertyList] = [:]) -> PropertyList {
-        var fields: [String: PropertyList] = [
+    static func airplane(tagged tag: String, _ extra: PropertyList.Dictionary = [:]) -> PropertyList {
+        var fields: PropertyList.Dictionary = [
             "class": .string(tag), "model": "m", "registrationNumber": "r", "airframeHours": 1,
         ]
         fields.merge(extra) { _, new in new }

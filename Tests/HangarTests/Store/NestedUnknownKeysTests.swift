@@ -9,7 +9,7 @@ import Testing
         var name: String
         var altitude: Int
         /// What a newer version added, kept and written back.
-        var extra: [String: PropertyList] = [:]
+        var extra: PropertyList.Dictionary = [:]
 
         init(name: String, altitude: Int) {
             self.name = name

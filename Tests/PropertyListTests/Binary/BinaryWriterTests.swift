@@ -90,8 +90,8 @@ import Testing
     }
 
     @Test func equalValuesGiveIdenticalBytes() throws {
-        var left: [String: PropertyList] = [:]
-        var right: [String: PropertyList] = [:]
+        var left: PropertyList.Dictionary = [:]
+        var right: PropertyList.Dictionary = [:]
         for index in 0..<50 { left["k\(index)"] = .integer(.init(index)) }
         for index in (0..<50).reversed() { right["k\(index)"] = .integer(.init(index)) }
         #expect(

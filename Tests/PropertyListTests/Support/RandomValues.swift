@@ -46,7 +46,7 @@ struct RandomValues {
                 })
         case 6: return .array((0..<count()).map { _ in value(depth: depth + 1) })
         default:
-            var entries: [String: PropertyList] = [:]
+            var entries: PropertyList.Dictionary = [:]
             for _ in 0..<count() { entries[string()] = value(depth: depth + 1) }
             return .dictionary(entries)
         }

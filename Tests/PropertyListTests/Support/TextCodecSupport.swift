@@ -93,7 +93,7 @@ struct ValueGenerator {
             return .array((0..<count).map { _ in value(depth: depth + 1) })
         default:
             let count = Int.random(in: 0..<5, using: &random)
-            var entries: [String: PropertyList] = [:]
+            var entries: PropertyList.Dictionary = [:]
             for _ in 0..<count { entries[Self.keys.randomElement(using: &random) ?? "k"] = value(depth: depth + 1) }
             return .dictionary(entries)
         }
