@@ -99,14 +99,15 @@ struct BinaryDecoder {
     private let reader: ByteReader
     private let trailer: Trailer
     private let limits: DecodingLimits
-    /// Object number → byte offset, each checked to lie in the object area.
-    private let offsets: [Int]
     /// Object number → decoded value, once decoded.
     private var decoded: [PropertyList?]
-    /// Object number → how many values the decoded object holds, counting shared children every time.
-    private var expandedSizes: [Int]
-    /// Object number → whether it is being decoded now (a reference back to it is a cycle).
-    private var onPath: [Bool]
+    /// Object number → how many values the decoded object holds, counting shared children every time, with
+    /// ``onPathBit`` set while it is being decoded (a reference back to it is a cycle). One 4-byte word an
+    /// object keeps the decoder's own memory small beside the value it builds.
+    private var marks: [UInt32]
+    private static let onPathBit: UInt32 = 1 << 31
+    /// The expansion budget, capped so that every size fits below ``onPathBit``.
+    private let maxExpandedNodes: Int
     /// Values produced so far, shared references counted as often as they are used.
     private var expandedCount = 0
 
@@ -114,8 +115,6 @@ struct BinaryDecoder {
         self.reader = reader
         self.trailer = trailer
         self.limits = limits
-        var offsets = [Int]()
-        offsets.reserveCapacity(trailer.objectCount)
         let width = trailer.offsetIntSize
         for index in 0..<trailer.objectCount {
             let entry = trailer.offsetTableOffset + index * width
@@ -127,12 +126,10 @@ struct BinaryDecoder {
                     "Object \(index) has offset \(offset), outside the object area 8..<\(trailer.offsetTableOffset)",
                     at: .byteOffset(entry))
             }
-            offsets.append(Int(offset))
         }
-        self.offsets = offsets
         decoded = Array(repeating: nil, count: trailer.objectCount)
-        expandedSizes = Array(repeating: 0, count: trailer.objectCount)
-        onPath = Array(repeating: false, count: trailer.objectCount)
+        marks = Array(repeating: 0, count: trailer.objectCount)
+        maxExpandedNodes = min(limits.maxExpandedNodes, Int(Self.onPathBit) - 1)
     }
 
     mutating func decodeRoot() throws(PropertyListError) -> PropertyList {
@@ -145,33 +142,33 @@ struct BinaryDecoder {
         -> PropertyList
     {
         if let cached = decoded[object] {
-            try count(expandedSizes[object], at: site)
+            try count(Int(marks[object]), at: site)
             return cached
         }
-        guard !onPath[object] else {
+        guard marks[object] & Self.onPathBit == 0 else {
             throw PropertyListError(
                 .malformed, "Object \(object) contains itself (a reference cycle)", at: .byteOffset(site))
         }
         let before = expandedCount
         let result = try decode(object: object, depth: depth)
         decoded[object] = result
-        expandedSizes[object] = expandedCount - before
+        marks[object] = UInt32(truncatingIfNeeded: expandedCount - before)
         return result
     }
 
     private mutating func count(_ values: Int, at site: Int) throws(PropertyListError) {
         expandedCount += values
         // Shared references let a few bytes describe 2^64 values; stop before the tree outgrows the budget.
-        guard expandedCount <= limits.maxExpandedNodes else {
+        guard expandedCount <= maxExpandedNodes else {
             throw PropertyListError(
                 .limitExceeded,
-                "The property list expands to more than \(limits.maxExpandedNodes) values through shared references",
+                "The property list expands to more than \(maxExpandedNodes) values through shared references",
                 at: .byteOffset(site))
         }
     }
 
     private mutating func decode(object: Int, depth: Int) throws(PropertyListError) -> PropertyList {
-        let start = offsets[object]
+        let start = offset(of: object)
         let marker = reader[start]
         let info = Int(marker & 0x0F)
         try count(1, at: start)
@@ -254,14 +251,14 @@ struct BinaryDecoder {
         -> [PropertyList]
     {
         let (length, refs) = try containerHeader(marker: marker, at: start, depth: depth, refsPerEntry: 1)
-        onPath[object] = true
+        marks[object] = Self.onPathBit
         var elements = [PropertyList]()
         elements.reserveCapacity(length)
         for index in 0..<length {
             let site = refs + index * trailer.objectRefSize
             elements.append(try value(object: try reference(at: site), depth: depth + 1, referencedAt: site))
         }
-        onPath[object] = false
+        marks[object] = 0
         return elements
     }
 
@@ -269,7 +266,7 @@ struct BinaryDecoder {
         -> PropertyList.Dictionary
     {
         let (length, refs) = try containerHeader(marker: marker, at: start, depth: depth, refsPerEntry: 2)
-        onPath[object] = true
+        marks[object] = Self.onPathBit
         var keys: [String] = []
         var values: [PropertyList] = []
         keys.reserveCapacity(length)
@@ -286,7 +283,7 @@ struct BinaryDecoder {
             keys.append(key)
             values.append(try value(object: try reference(at: valueSite), depth: depth + 1, referencedAt: valueSite))
         }
-        onPath[object] = false
+        marks[object] = 0
         // A key given twice keeps its last value, as Apple's XML reader, CPython and go-plist do.
         return PropertyList.Dictionary(keys: keys, values: values, uniquingKeysWith: { _, last in last })
     }
@@ -372,6 +369,14 @@ struct BinaryDecoder {
         guard !overflow, payload <= trailer.offsetTableOffset, size <= trailer.offsetTableOffset - payload else {
             throw payloadPastEnd(count: UInt64(count), at: start)
         }
+    }
+
+    /// Where `object` starts: its offset-table entry, checked in `init` to lie in the object area.
+    @inline(__always)
+    private func offset(of object: Int) -> Int {
+        let width = trailer.offsetIntSize
+        return Int(
+            truncatingIfNeeded: reader.bigEndianUInt(at: trailer.offsetTableOffset + object * width, width: width))
     }
 
     private func reference(at site: Int) throws(PropertyListError) -> Int {
