@@ -60,6 +60,35 @@ struct ByteReader {
         return true
     }
 
+    /// The offset of the first byte from `offset` that XML text must look at, or `count`: a C0 control,
+    /// `&`, `<`, or `0xEF` (the lead byte of U+FFFE/U+FFFF). Every other byte is plain content. Eight bytes are
+    /// looked at a time (a byte below `n` sets its high bit in `(w − n·0x01…) & ~w & 0x80…`; a byte equal to
+    /// `b` is a zero byte of `w ^ b·0x01…`, found the same way with `n = 1`).
+    @inline(__always)
+    func skipPlainXMLText(from offset: Int) -> Int {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        var index = offset
+        let count = base.count
+        while index + 8 <= count {
+            let word = base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            let ampersand = word ^ (ones &* 0x26)
+            let lessThan = word ^ (ones &* 0x3C)
+            let lead = word ^ (ones &* 0xEF)
+            let found =
+                ((word &- ones &* 0x20) & ~word) | ((ampersand &- ones) & ~ampersand)
+                | ((lessThan &- ones) & ~lessThan) | ((lead &- ones) & ~lead)
+            if found & highBits != 0 { break }
+            index += 8
+        }
+        while index < count {
+            let byte = base[index]
+            if byte < 0x20 || byte == 0x26 || byte == 0x3C || byte == 0xEF { return index }
+            index += 1
+        }
+        return count
+    }
+
     /// The offset of the first byte equal to `byte` in `offset..<end`, or `nil`.
     func firstIndex(of byte: UInt8, from offset: Int, to end: Int) -> Int? {
         assert(offset >= 0 && end <= base.count)
@@ -91,14 +120,30 @@ struct ByteReader {
 
     /// The string of `units` big-endian UTF-16 code units at `offset`, or `nil` when a surrogate is unpaired.
     /// The caller has checked that `2 * units` bytes are in range.
+    ///
+    /// Runs of ASCII are converted four units (one 8-byte load) at a time; other units one by one.
     func utf16BigEndianString(at offset: Int, units: Int) -> String? {
         assert(offset >= 0 && units >= 0 && offset + 2 * units <= base.count)
         var failed = false
+        let source = UnsafeRawBufferPointer(rebasing: base[offset..<(offset + 2 * units)])
         let string = String(unsafeUninitializedCapacity: units * 3) { utf8 in
             var out = 0
             var index = 0
             while index < units {
-                let unit = UInt32(base[offset + 2 * index]) << 8 | UInt32(base[offset + 2 * index + 1])
+                // Four ASCII units in big-endian are `00 xx 00 xx 00 xx 00 xx`, every xx below 0x80.
+                if index + 4 <= units {
+                    let word = source.loadUnaligned(fromByteOffset: 2 * index, as: UInt64.self)
+                    if word & 0x80FF_80FF_80FF_80FF == 0 {
+                        utf8[out] = UInt8(truncatingIfNeeded: word >> 8)
+                        utf8[out + 1] = UInt8(truncatingIfNeeded: word >> 24)
+                        utf8[out + 2] = UInt8(truncatingIfNeeded: word >> 40)
+                        utf8[out + 3] = UInt8(truncatingIfNeeded: word >> 56)
+                        out += 4
+                        index += 4
+                        continue
+                    }
+                }
+                let unit = UInt32(source[2 * index]) << 8 | UInt32(source[2 * index + 1])
                 index += 1
                 var scalar = unit
                 if unit >= 0xD800 && unit <= 0xDFFF {
@@ -106,7 +151,7 @@ struct ByteReader {
                         failed = true
                         return 0
                     }
-                    let low = UInt32(base[offset + 2 * index]) << 8 | UInt32(base[offset + 2 * index + 1])
+                    let low = UInt32(source[2 * index]) << 8 | UInt32(source[2 * index + 1])
                     guard low >= 0xDC00 && low <= 0xDFFF else {
                         failed = true
                         return 0
@@ -114,31 +159,37 @@ struct ByteReader {
                     index += 1
                     scalar = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
                 }
-                switch scalar {
-                case ..<0x80:
-                    utf8[out] = UInt8(scalar)
-                    out += 1
-                case ..<0x800:
-                    utf8[out] = UInt8(0xC0 | scalar >> 6)
-                    utf8[out + 1] = UInt8(0x80 | scalar & 0x3F)
-                    out += 2
-                case ..<0x10000:
-                    utf8[out] = UInt8(0xE0 | scalar >> 12)
-                    utf8[out + 1] = UInt8(0x80 | scalar >> 6 & 0x3F)
-                    utf8[out + 2] = UInt8(0x80 | scalar & 0x3F)
-                    out += 3
-                default:
-                    // A pair is two units (6 bytes of capacity) and writes 4 bytes, so the capacity holds.
-                    utf8[out] = UInt8(0xF0 | scalar >> 18)
-                    utf8[out + 1] = UInt8(0x80 | scalar >> 12 & 0x3F)
-                    utf8[out + 2] = UInt8(0x80 | scalar >> 6 & 0x3F)
-                    utf8[out + 3] = UInt8(0x80 | scalar & 0x3F)
-                    out += 4
-                }
+                out += encodeUTF8(scalar, into: utf8, at: out)
             }
             return out
         }
         return failed ? nil : string
+    }
+}
+
+/// Writes `scalar` (a valid Unicode scalar value) as UTF-8 at `out`; returns the bytes written (1…4).
+@inline(__always)
+func encodeUTF8(_ scalar: UInt32, into utf8: UnsafeMutableBufferPointer<UInt8>, at out: Int) -> Int {
+    switch scalar {
+    case ..<0x80:
+        utf8[out] = UInt8(scalar)
+        return 1
+    case ..<0x800:
+        utf8[out] = UInt8(0xC0 | scalar >> 6)
+        utf8[out + 1] = UInt8(0x80 | scalar & 0x3F)
+        return 2
+    case ..<0x10000:
+        utf8[out] = UInt8(0xE0 | scalar >> 12)
+        utf8[out + 1] = UInt8(0x80 | scalar >> 6 & 0x3F)
+        utf8[out + 2] = UInt8(0x80 | scalar & 0x3F)
+        return 3
+    default:
+        // A pair is two units (6 bytes of capacity) and writes 4 bytes, so the capacity holds.
+        utf8[out] = UInt8(0xF0 | scalar >> 18)
+        utf8[out + 1] = UInt8(0x80 | scalar >> 12 & 0x3F)
+        utf8[out + 2] = UInt8(0x80 | scalar >> 6 & 0x3F)
+        utf8[out + 3] = UInt8(0x80 | scalar & 0x3F)
+        return 4
     }
 }
 
@@ -162,7 +213,7 @@ func validatedUTF8(_ bytes: UnsafeRawBufferPointer) -> String? {
     if combined & 0x8080_8080_8080_8080 == 0 { return string }
     var copy = string
     let same = copy.withUTF8 { decoded in
-        decoded.count == bytes.count && decoded.elementsEqual(bytes)
+        decoded.count == bytes.count && UTF8Bytes.memoryEqual(UnsafeRawBufferPointer(decoded), bytes)
     }
     return same ? string : nil
 }

@@ -131,7 +131,15 @@ enum UTF8Bytes {
             var result = XMLText.plain
             var index = 0
             let count = bytes.count
+            let raw = UnsafeRawBufferPointer(bytes)
             while index < count {
+                // Eight bytes at a time past plain text: no control, `&`, `<`, `>` or 0xEF among them.
+                while index + 8 <= count,
+                    !mayNeedXMLAttention(raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+                {
+                    index += 8
+                }
+                guard index < count else { break }
                 let byte = bytes[index]
                 if byte < 0x20 {
                     if byte != 0x09 && byte != 0x0A && byte != 0x0D { return .forbidden(UInt32(byte)) }
@@ -148,8 +156,23 @@ enum UTF8Bytes {
         }
     }
 
+    /// Whether any of the eight bytes in `word` is a C0 control, `&`, `<`, `>` or `0xEF`: the bytes XML text
+    /// must look at (see `ByteReader.skipPlainXMLText` for the technique).
+    @inline(__always)
+    static func mayNeedXMLAttention(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let ampersand = word ^ (ones &* 0x26)
+        let lessThan = word ^ (ones &* 0x3C)
+        let greaterThan = word ^ (ones &* 0x3E)
+        let lead = word ^ (ones &* 0xEF)
+        let found =
+            ((word &- ones &* 0x20) & ~word) | ((ampersand &- ones) & ~ampersand) | ((lessThan &- ones) & ~lessThan)
+            | ((greaterThan &- ones) & ~greaterThan) | ((lead &- ones) & ~lead)
+        return found & 0x8080_8080_8080_8080 != 0
+    }
+
     /// Equal-length buffers compared eight bytes at a time.
-    private static func memoryEqual(_ x: UnsafeRawBufferPointer, _ y: UnsafeRawBufferPointer) -> Bool {
+    static func memoryEqual(_ x: UnsafeRawBufferPointer, _ y: UnsafeRawBufferPointer) -> Bool {
         var index = 0
         let count = x.count
         while index + 8 <= count {

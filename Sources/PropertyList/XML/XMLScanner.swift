@@ -587,9 +587,9 @@ struct XMLScanner {
         let count = reader.count
         while position < count {
             let byte = reader[position]
-            // Fast filter: every byte that needs a look is `<` (0x3C) or below, or the 0xEF lead of U+FFFE/U+FFFF.
-            if byte > 0x3C && byte != 0xEF {
-                position += 1
+            // Fast filter: only controls, `&`, `<` and the 0xEF lead of U+FFFE/U+FFFF need a look.
+            if byte >= 0x20 && byte != 0x26 && byte != 0x3C && byte != 0xEF {
+                position = reader.skipPlainXMLText(from: position + 1)
                 continue
             }
             switch byte {
