@@ -9,11 +9,7 @@
 enum BinaryWriter {
     static func write(_ value: PropertyList) throws(PropertyListError) -> [UInt8] {
         var plan = ObjectPlan()
-        do {
-            _ = try plan.add(value, depth: 0)
-        } catch {
-            throw error.propertyListError
-        }
+        try ValueWalk.walk(value, with: &plan)
         return plan.emit()
     }
 }
@@ -28,7 +24,8 @@ private struct ObjectRecord {
     let count: Int
 }
 
-private struct ObjectPlan {
+/// Numbers the objects as the walk meets them (pre-order) and records each container's child numbers.
+private struct ObjectPlan: ValueVisitor {
     var records: [ObjectRecord] = []
     var leaves: [PropertyList] = []
     /// Every container's child numbers, each container's run contiguous (a dictionary: keys, then values).
@@ -36,52 +33,51 @@ private struct ObjectPlan {
     var uniquing = LeafTable()
     /// Bytes the leaves take, to size the output once.
     var leafBytes = 0
-    /// Values walked so far, shared ones counted each time.
-    var visited = 0
+    /// For each open container, the slot in `references` its next child's number goes to.
+    private var nextSlots: [Int] = []
 
-    /// Numbers `value` and everything in it; returns its object number.
-    mutating func add(_ value: PropertyList, depth: Int) throws(WriteFailure) -> Int {
-        // A value built in memory can share arrays (`x = [x, x]`, 64 times): bound what expanding it costs.
-        visited += 1
-        guard visited <= WriteLimits.maxNodes else { throw WriteLimits.nodeFailure() }
-        switch value {
-        case .array(let elements):
-            guard depth < WriteLimits.maxDepth else { throw WriteLimits.depthFailure() }
-            let number = records.count
-            let start = references.count
-            records.append(ObjectRecord(marker: 0xA0, start: start, count: elements.count))
-            references.append(contentsOf: repeatElement(0, count: elements.count))
-            for (index, element) in elements.enumerated() {
-                do {
-                    references[start + index] = try add(element, depth: depth + 1)
-                } catch {
-                    throw error.under(.index(index))
-                }
-            }
-            return number
-        case .dictionary(let entries):
-            guard depth < WriteLimits.maxDepth else { throw WriteLimits.depthFailure() }
-            let number = records.count
-            let start = references.count
-            let count = entries.count
-            records.append(ObjectRecord(marker: 0xD0, start: start, count: count))
-            references.append(contentsOf: repeatElement(0, count: 2 * count))
-            for (index, key) in entries.keys.enumerated() {
-                references[start + index] = leaf(.string(key))
-            }
-            for (index, entry) in entries.enumerated() {
-                do {
-                    references[start + count + index] = try add(entry.value, depth: depth + 1)
-                } catch {
-                    throw error.under(.key(entry.key))
-                }
-            }
-            return number
-        case .date(let seconds) where !seconds.isFinite:
+    /// Puts a child's number in its parent's next slot.
+    @inline(__always)
+    private mutating func place(_ number: Int) {
+        guard let slot = nextSlots.last else { return }
+        references[slot] = number
+        nextSlots[nextSlots.count - 1] = slot + 1
+    }
+
+    mutating func visitScalar(_ value: PropertyList, depth: Int) throws(WriteFailure) {
+        if case .date(let seconds) = value, !seconds.isFinite {
             throw WriteFailure(.unrepresentable, "A date is \(seconds), not a finite time")
-        default:
-            return leaf(value)
         }
+        place(leaf(value))
+    }
+
+    mutating func beginArray(_ elements: [PropertyList], depth: Int) {
+        let number = records.count
+        records.append(ObjectRecord(marker: 0xA0, start: references.count, count: elements.count))
+        place(number)
+        nextSlots.append(references.count)
+        references.append(contentsOf: repeatElement(0, count: elements.count))
+    }
+
+    mutating func endArray(_ elements: [PropertyList], depth: Int) {
+        nextSlots.removeLast()
+    }
+
+    mutating func beginDictionary(_ entries: PropertyList.Dictionary, depth: Int) {
+        let number = records.count
+        let start = references.count
+        records.append(ObjectRecord(marker: 0xD0, start: start, count: entries.count))
+        place(number)
+        references.append(contentsOf: repeatElement(0, count: 2 * entries.count))
+        // The keys are numbered before any value, as Apple's writer does.
+        for (index, key) in entries.keys.enumerated() {
+            references[start + index] = leaf(.string(key))
+        }
+        nextSlots.append(start + entries.count)
+    }
+
+    mutating func endDictionary(_ entries: PropertyList.Dictionary, depth: Int) {
+        nextSlots.removeLast()
     }
 
     /// The object number of an equal leaf already planned, or a new one.

@@ -22,33 +22,32 @@ enum Base64 {
     static func encodedCount(_ count: Int) -> Int { (count + 2) / 3 * 4 }
 
     /// Appends the padded base64 encoding of `bytes[range]` to `output`.
-    static func encode(_ bytes: [UInt8], _ range: Range<Int>, into output: inout [UInt8]) {
-        let table = alphabet
-        var index = range.lowerBound
-        let end = range.upperBound
-        while index + 3 <= end {
-            let chunk = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
-            output.append(table[Int(chunk >> 18 & 0x3F)])
-            output.append(table[Int(chunk >> 12 & 0x3F)])
-            output.append(table[Int(chunk >> 6 & 0x3F)])
-            output.append(table[Int(chunk & 0x3F)])
-            index += 3
-        }
-        switch end - index {
-        case 1:
-            let chunk = UInt32(bytes[index]) << 16
-            output.append(table[Int(chunk >> 18 & 0x3F)])
-            output.append(table[Int(chunk >> 12 & 0x3F)])
-            output.append(UInt8(ascii: "="))
-            output.append(UInt8(ascii: "="))
-        case 2:
-            let chunk = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8
-            output.append(table[Int(chunk >> 18 & 0x3F)])
-            output.append(table[Int(chunk >> 12 & 0x3F)])
-            output.append(table[Int(chunk >> 6 & 0x3F)])
-            output.append(UInt8(ascii: "="))
-        default:
-            break
+    static func encode(_ bytes: [UInt8], _ range: Range<Int>, into output: inout some ByteAppending) {
+        output.appendWriting(count: encodedCount(range.count)) { out in
+            alphabet.withUnsafeBufferPointer { table in
+                bytes.withUnsafeBufferPointer { input in
+                    var index = range.lowerBound
+                    var written = 0
+                    let end = range.upperBound
+                    while index + 3 <= end {
+                        let chunk =
+                            UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
+                        out[written] = table[Int(chunk >> 18 & 0x3F)]
+                        out[written + 1] = table[Int(chunk >> 12 & 0x3F)]
+                        out[written + 2] = table[Int(chunk >> 6 & 0x3F)]
+                        out[written + 3] = table[Int(chunk & 0x3F)]
+                        index += 3
+                        written += 4
+                    }
+                    let rest = end - index
+                    guard rest > 0 else { return }
+                    let chunk = UInt32(input[index]) << 16 | (rest == 2 ? UInt32(input[index + 1]) << 8 : 0)
+                    out[written] = table[Int(chunk >> 18 & 0x3F)]
+                    out[written + 1] = table[Int(chunk >> 12 & 0x3F)]
+                    out[written + 2] = rest == 2 ? table[Int(chunk >> 6 & 0x3F)] : UInt8(ascii: "=")
+                    out[written + 3] = UInt8(ascii: "=")
+                }
+            }
         }
     }
 }

@@ -134,7 +134,7 @@ struct CalendarDate: Equatable {
 
     /// ``formatISO8601(_:fractionDigits:)`` appended to `out` in place (no array per date or field);
     /// `false`, with nothing appended, when the date cannot be written.
-    static func appendISO8601(_ seconds: Double, fractionDigits: Int = 0, to out: inout [UInt8]) -> Bool {
+    static func appendISO8601(_ seconds: Double, fractionDigits: Int = 0, to out: inout some ByteAppending) -> Bool {
         guard seconds.isFinite, writableRange.contains(seconds) else { return false }
         var whole = seconds.rounded(.down)
         var fraction = 0
@@ -177,7 +177,7 @@ struct CalendarDate: Equatable {
     }
 
     /// `value` in decimal, zero-padded to `width` digits (`value` has at most `width` digits).
-    private static func appendDigits(_ value: Int, width: Int, to out: inout [UInt8]) {
+    private static func appendDigits(_ value: Int, width: Int, to out: inout some ByteAppending) {
         var divisor = 1
         for _ in 1..<width { divisor *= 10 }
         var rest = value

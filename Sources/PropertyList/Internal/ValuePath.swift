@@ -44,49 +44,6 @@ enum PathComponent: Hashable {
     }
 }
 
-/// A writer's failure while it walks a value: the path is collected innermost first as the error unwinds,
-/// so nothing is spent on paths until something fails.
-struct WriteFailure: Error {
-    let code: PropertyListError.Code
-    let message: String
-    var reversedPath: [PathComponent] = []
-
-    init(_ code: PropertyListError.Code, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    /// Adds the step that led to the failing value, on the way out.
-    func under(_ component: PathComponent) -> WriteFailure {
-        var copy = self
-        copy.reversedPath.append(component)
-        return copy
-    }
-
-    /// The public error, with the rendered path.
-    var propertyListError: PropertyListError {
-        PropertyListError(code, message, at: .path(PathComponent.render(reversedPath.reversed())))
-    }
-}
-
-/// The budgets the writers share.
-enum WriteLimits {
-    /// Deepest nesting of arrays and dictionaries written (the root container is level 1), as Apple's and
-    /// libplist's writers allow.
-    static let maxDepth = 512
-    /// Most values written: a value decoded from a binary plist can share children, and expanding such a
-    /// DAG into text could take forever.
-    static let maxNodes = DecodingLimits.default.maxExpandedNodes
-
-    static func depthFailure() -> WriteFailure {
-        WriteFailure(.limitExceeded, "Too many nested arrays or dictionaries (the limit is \(maxDepth))")
-    }
-
-    static func nodeFailure() -> WriteFailure {
-        WriteFailure(.limitExceeded, "Too many values to write (the limit is \(maxNodes))")
-    }
-}
-
 extension PropertyList {
     /// The path (like `flights[3].departure`, the empty string for the root) of the first date that has a
     /// fraction of a second, in the order the writers emit values (dictionary keys sorted); `nil` when there

@@ -13,20 +13,15 @@
 enum JSONWriter {
     static func write(_ value: PropertyList, options: JSONEncodingOptions) throws(PropertyListError) -> [UInt8] {
         var emitter = JSONEmitter(options: options)
-        do {
-            try emitter.emit(value, level: 0)
-        } catch {
-            throw error.propertyListError
-        }
+        try ValueWalk.walk(value, with: &emitter)
         return emitter.out
     }
 }
 
-/// The value walk behind ``JSONWriter``.
-struct JSONEmitter {
+/// What ``JSONWriter`` writes for each step of the walk.
+struct JSONEmitter: ValueVisitor {
     var out: [UInt8] = []
     let options: JSONEncodingOptions
-    private var nodes = 0
 
     init(options: JSONEncodingOptions) {
         self.options = options
@@ -34,31 +29,24 @@ struct JSONEmitter {
     }
 
     @inline(__always)
-    private mutating func append(_ text: String) {
-        out.append(contentsOf: text.utf8)
-    }
-
-    @inline(__always)
     private mutating func newline(indent level: Int) {
         out.append(0x0A)
-        for _ in 0..<(2 * level) { out.append(0x20) }
+        out.append(repeating: 0x20, count: 2 * level)
     }
 
-    mutating func emit(_ value: PropertyList, level: Int) throws(WriteFailure) {
-        nodes += 1
-        guard nodes <= WriteLimits.maxNodes else { throw WriteLimits.nodeFailure() }
+    mutating func visitScalar(_ value: PropertyList, depth: Int) throws(WriteFailure) {
         switch value {
         case .string(let string):
             appendString(string)
         case .integer(let integer):
-            out.append(contentsOf: integer.description.utf8)
+            out.appendDecimal(integer)
         case .real(let real):
             guard real.isFinite else {
                 throw WriteFailure(.unrepresentable, "A real that is not finite (\(real)) cannot be written as JSON")
             }
-            out.append(contentsOf: real.description.utf8)
+            out.appendUTF8(real.description)
         case .boolean(let flag):
-            if flag { append("true") } else { append("false") }
+            if flag { out.append("true") } else { out.append("false") }
         case .date(let seconds):
             guard options.lossyDatesAndData else {
                 throw WriteFailure(
@@ -82,37 +70,39 @@ struct JSONEmitter {
             out.append(UInt8(ascii: "\""))
             Base64.encode(bytes, 0..<bytes.count, into: &out)
             out.append(UInt8(ascii: "\""))
-        case .array(let elements):
-            guard level < WriteLimits.maxDepth else { throw WriteLimits.depthFailure() }
-            out.append(UInt8(ascii: "["))
-            for (index, element) in elements.enumerated() {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
-                if options.prettyPrinted { newline(indent: level + 1) }
-                do {
-                    try emit(element, level: level + 1)
-                } catch {
-                    throw error.under(.index(index))
-                }
-            }
-            if options.prettyPrinted, !elements.isEmpty { newline(indent: level) }
-            out.append(UInt8(ascii: "]"))
-        case .dictionary(let entries):
-            guard level < WriteLimits.maxDepth else { throw WriteLimits.depthFailure() }
-            out.append(UInt8(ascii: "{"))
-            for (index, (key, element)) in entries.enumerated() {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
-                if options.prettyPrinted { newline(indent: level + 1) }
-                appendString(key)
-                if options.prettyPrinted { append(" : ") } else { out.append(UInt8(ascii: ":")) }
-                do {
-                    try emit(element, level: level + 1)
-                } catch {
-                    throw error.under(.key(key))
-                }
-            }
-            if options.prettyPrinted, !entries.isEmpty { newline(indent: level) }
-            out.append(UInt8(ascii: "}"))
+        case .array, .dictionary:
+            break  // the walk hands containers to begin/end
         }
+    }
+
+    mutating func beginArray(_ elements: [PropertyList], depth: Int) {
+        out.append(UInt8(ascii: "["))
+    }
+
+    mutating func beginElement(_ index: Int, depth: Int) {
+        if index > 0 { out.append(UInt8(ascii: ",")) }
+        if options.prettyPrinted { newline(indent: depth + 1) }
+    }
+
+    mutating func endArray(_ elements: [PropertyList], depth: Int) {
+        if options.prettyPrinted, !elements.isEmpty { newline(indent: depth) }
+        out.append(UInt8(ascii: "]"))
+    }
+
+    mutating func beginDictionary(_ entries: PropertyList.Dictionary, depth: Int) {
+        out.append(UInt8(ascii: "{"))
+    }
+
+    mutating func beginEntry(_ key: String, index: Int, depth: Int) {
+        if index > 0 { out.append(UInt8(ascii: ",")) }
+        if options.prettyPrinted { newline(indent: depth + 1) }
+        appendString(key)
+        if options.prettyPrinted { out.append(" : ") } else { out.append(UInt8(ascii: ":")) }
+    }
+
+    mutating func endDictionary(_ entries: PropertyList.Dictionary, depth: Int) {
+        if options.prettyPrinted, !entries.isEmpty { newline(indent: depth) }
+        out.append(UInt8(ascii: "}"))
     }
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
@@ -125,19 +115,19 @@ struct JSONEmitter {
             break
         }
         if clean {
-            out.append(contentsOf: string.utf8)
+            out.appendUTF8(string)
         } else {
             for byte in string.utf8 {
                 switch byte {
-                case UInt8(ascii: "\""): append("\\\"")
-                case UInt8(ascii: "\\"): append("\\\\")
-                case 0x08: append("\\b")
-                case 0x0C: append("\\f")
-                case 0x0A: append("\\n")
-                case 0x0D: append("\\r")
-                case 0x09: append("\\t")
+                case UInt8(ascii: "\""): out.append("\\\"")
+                case UInt8(ascii: "\\"): out.append("\\\\")
+                case 0x08: out.append("\\b")
+                case 0x0C: out.append("\\f")
+                case 0x0A: out.append("\\n")
+                case 0x0D: out.append("\\r")
+                case 0x09: out.append("\\t")
                 case ..<0x20:
-                    append("\\u00")
+                    out.append("\\u00")
                     out.append(Self.hexDigits[Int(byte >> 4)])
                     out.append(Self.hexDigits[Int(byte & 0xF)])
                 default:

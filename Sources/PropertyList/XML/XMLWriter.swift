@@ -22,60 +22,47 @@ enum XMLWriter {
     static let footer: [UInt8] = Array("</plist>\n".utf8)
 
     static func write(_ value: PropertyList) throws(PropertyListError) -> [UInt8] {
-        var emitter = XMLEmitter()
-        emitter.out.reserveCapacity(4096)
-        emitter.out.append(contentsOf: header)
-        do {
-            try emitter.emit(value, indent: 0)
-        } catch {
-            throw error.propertyListError
+        var estimate = XMLSizeEstimate()
+        try ValueWalk.walk(value, with: &estimate)
+        // Written once into an array of the estimated size: growing a large output by doubling would copy it
+        // and fault in fresh pages every time.
+        return try OutputBuffer.collect(estimate: header.count + estimate.bytes + footer.count) {
+            (out) throws(PropertyListError) in
+            var emitter = XMLEmitter(out: out)
+            header.withUnsafeBytes { emitter.out.append(contentsOf: $0) }
+            try ValueWalk.walk(value, with: &emitter)
+            footer.withUnsafeBytes { emitter.out.append(contentsOf: $0) }
+            out = emitter.out
         }
-        emitter.out.append(contentsOf: footer)
-        return emitter.out
     }
 }
 
-/// The value walk behind ``XMLWriter``.
-struct XMLEmitter {
-    var out: [UInt8] = []
-    private var nodes = 0
+/// What ``XMLEmitter`` writes for each step of the walk.
+struct XMLEmitter: ValueVisitor {
+    var out: OutputBuffer
 
     private static let tab: UInt8 = 0x09
     private static let newline: UInt8 = 0x0A
 
-    @inline(__always)
-    private mutating func indent(_ count: Int) {
-        for _ in 0..<count { out.append(Self.tab) }
-    }
-
-    @inline(__always)
-    private mutating func append(_ text: String) {
-        out.append(contentsOf: text.utf8)
-    }
-
-    /// Writes `value` as one element (and its children) at `indent` tabs; `indent` is also the depth of a
-    /// container written here minus one.
-    mutating func emit(_ value: PropertyList, indent level: Int) throws(WriteFailure) {
-        nodes += 1
-        guard nodes <= WriteLimits.maxNodes else { throw WriteLimits.nodeFailure() }
-        indent(level)
+    mutating func visitScalar(_ value: PropertyList, depth: Int) throws(WriteFailure) {
+        out.append(repeating: Self.tab, count: depth)
         switch value {
         case .string(let string):
-            append("<string>")
+            out.append("<string>")
             try appendEscaped(string)
-            append("</string>\n")
+            out.append("</string>\n")
         case .integer(let integer):
-            append("<integer>")
-            out.append(contentsOf: integer.description.utf8)
-            append("</integer>\n")
+            out.append("<integer>")
+            out.appendDecimal(integer)
+            out.append("</integer>\n")
         case .real(let real):
-            append("<real>")
+            out.append("<real>")
             appendReal(real)
-            append("</real>\n")
+            out.append("</real>\n")
         case .boolean(let flag):
-            if flag { append("<true/>\n") } else { append("<false/>\n") }
+            if flag { out.append("<true/>\n") } else { out.append("<false/>\n") }
         case .date(let seconds):
-            append("<date>")
+            out.append("<date>")
             guard CalendarDate.appendISO8601(seconds, to: &out) else {
                 throw WriteFailure(
                     .unrepresentable,
@@ -83,62 +70,57 @@ struct XMLEmitter {
                         ? "A date outside years 0000…9999 cannot be written as XML"
                         : "A date that is not finite cannot be written as XML")
             }
-            append("</date>\n")
+            out.append("</date>\n")
         case .data(let bytes):
-            append("<data>\n")
-            appendBase64Lines(bytes, indent: level)
-            indent(level)
-            append("</data>\n")
-        case .array(let elements):
-            guard level < WriteLimits.maxDepth else { throw WriteLimits.depthFailure() }
-            if elements.isEmpty {
-                append("<array/>\n")
-                return
-            }
-            append("<array>\n")
-            for (index, element) in elements.enumerated() {
-                do {
-                    try emit(element, indent: level + 1)
-                } catch {
-                    throw error.under(.index(index))
-                }
-            }
-            indent(level)
-            append("</array>\n")
-        case .dictionary(let entries):
-            guard level < WriteLimits.maxDepth else { throw WriteLimits.depthFailure() }
-            if entries.isEmpty {
-                append("<dict/>\n")
-                return
-            }
-            append("<dict>\n")
-            for (key, element) in entries {
-                do {
-                    indent(level + 1)
-                    append("<key>")
-                    try appendEscaped(key)
-                    append("</key>\n")
-                    try emit(element, indent: level + 1)
-                } catch {
-                    throw error.under(.key(key))
-                }
-            }
-            indent(level)
-            append("</dict>\n")
+            out.append("<data>\n")
+            appendBase64Lines(bytes, indent: depth)
+            out.append(repeating: Self.tab, count: depth)
+            out.append("</data>\n")
+        case .array, .dictionary:
+            break  // the walk hands containers to begin/end
         }
+    }
+
+    mutating func beginArray(_ elements: [PropertyList], depth: Int) {
+        out.append(repeating: Self.tab, count: depth)
+        if elements.isEmpty { out.append("<array/>\n") } else { out.append("<array>\n") }
+    }
+
+    mutating func endArray(_ elements: [PropertyList], depth: Int) {
+        guard !elements.isEmpty else { return }
+        out.append(repeating: Self.tab, count: depth)
+        out.append("</array>\n")
+    }
+
+    mutating func beginDictionary(_ entries: PropertyList.Dictionary, depth: Int) {
+        out.append(repeating: Self.tab, count: depth)
+        if entries.isEmpty { out.append("<dict/>\n") } else { out.append("<dict>\n") }
+    }
+
+    mutating func beginEntry(_ key: String, index: Int, depth: Int) throws(WriteFailure) {
+        out.append(repeating: Self.tab, count: depth + 1)
+        out.append("<key>")
+        try appendEscaped(key)
+        out.append("</key>\n")
+    }
+
+    mutating func endDictionary(_ entries: PropertyList.Dictionary, depth: Int) {
+        guard !entries.isEmpty else { return }
+        out.append(repeating: Self.tab, count: depth)
+        out.append("</dict>\n")
     }
 
     /// Appends `string` with `&`, `<`, `>` escaped, after checking that XML 1.0 can hold every character.
     private mutating func appendEscaped(_ string: String) throws(WriteFailure) {
         switch UTF8Bytes.scanXMLText(string) {
         case .plain:
-            out.append(contentsOf: string.utf8)
+            out.appendUTF8(string)
         case .needsEscaping:
             for byte in string.utf8 {
                 switch byte {
-                case UInt8(ascii: "&"): append("&amp;")
-                case UInt8(ascii: "<"): append("&lt;")
-                case UInt8(ascii: ">"): append("&gt;")
+                case UInt8(ascii: "&"): out.append("&amp;")
+                case UInt8(ascii: "<"): out.append("&lt;")
+                case UInt8(ascii: ">"): out.append("&gt;")
                 default: out.append(byte)
                 }
             }
@@ -150,11 +132,11 @@ struct XMLEmitter {
 
     private mutating func appendReal(_ real: Double) {
         if real.isNaN {
-            append("nan")
+            out.append("nan")
         } else if real.isInfinite {
-            if real < 0 { append("-infinity") } else { append("+infinity") }
+            if real < 0 { out.append("-infinity") } else { out.append("+infinity") }
         } else {
-            out.append(contentsOf: real.description.utf8)
+            out.appendUTF8(real.description)
         }
     }
 
@@ -166,10 +148,39 @@ struct XMLEmitter {
         var start = 0
         while start < bytes.count {
             let end = min(start + bytesPerLine, bytes.count)
-            indent(capped)
+            out.append(repeating: Self.tab, count: capped)
             Base64.encode(bytes, start..<end, into: &out)
             out.append(Self.newline)
             start = end
         }
     }
+}
+
+/// The size of the XML ``XMLEmitter`` writes, counting strings unescaped (an escape only grows the buffer
+/// once more), so the output is allocated once.
+struct XMLSizeEstimate: ValueVisitor {
+    var bytes = 0
+
+    mutating func visitScalar(_ value: PropertyList, depth: Int) {
+        bytes += depth
+        switch value {
+        case .string(let string): bytes += 18 + string.utf8.count
+        case .data(let data):
+            let capped = min(depth, 8)
+            let bytesPerLine = (76 - 8 * capped) / 4 * 3
+            let lines = (data.count + bytesPerLine - 1) / bytesPerLine
+            bytes += 15 + depth + Base64.encodedCount(data.count) + lines * (capped + 1)
+        case .integer(let integer):
+            bytes += 20 + decimalDigitCount(integer.isNegative ? 0 &- integer.bits : integer.bits)
+        case .real: bytes += 38
+        case .date: bytes += 34
+        default: bytes += 8
+        }
+    }
+
+    mutating func beginArray(_ elements: [PropertyList], depth: Int) { bytes += 2 * depth + 17 }
+    mutating func endArray(_ elements: [PropertyList], depth: Int) {}
+    mutating func beginDictionary(_ entries: PropertyList.Dictionary, depth: Int) { bytes += 2 * depth + 15 }
+    mutating func beginEntry(_ key: String, index: Int, depth: Int) { bytes += depth + 13 + key.utf8.count }
+    mutating func endDictionary(_ entries: PropertyList.Dictionary, depth: Int) {}
 }
