@@ -7,12 +7,12 @@ import Testing
 /// tests cannot blur it.)
 @Suite struct MemoryBoundTests {
     static let hostileFiles: [String] = {
-        let shared =
+        let corpus =
             (try? FileManagerList.names(in: CLI.corpus + "/invalid"))?.map { CLI.corpus + "/invalid/" + $0 } ?? []
         let fixtures = CLI.repositoryRoot + "/Tests/PropertyListTests/Fixtures/invalid"
         let ours = ((try? FileManagerList.names(in: fixtures)) ?? []).filter { $0.hasPrefix("hostile-") }
             .map { fixtures + "/" + $0 }
-        return shared + ours
+        return corpus + ours
     }()
 
     @Test func everyHostileFileIsRefusedWithinTheCap() throws {

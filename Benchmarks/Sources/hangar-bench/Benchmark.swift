@@ -177,11 +177,11 @@ func locateCorpusFile(_ name: String) -> String? {
     if let directory = ProcessInfo.processInfo.environment["HANGAR_CORPUS_DIR"] {
         candidates.append(directory + "/" + name)
     }
-    // Benchmarks/Sources/hangar-bench/Benchmark.swift -> Benchmarks/../../shared/corpus
+    // Benchmarks/Sources/hangar-bench/Benchmark.swift -> Benchmarks/../Tests/Corpus, the repository's corpus
     let benchmarks = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
-    candidates.append(benchmarks.appendingPathComponent("../../shared/corpus/" + name).standardizedFileURL.path)
-    candidates.append(FileManager.default.currentDirectoryPath + "/../../shared/corpus/" + name)
+    candidates.append(benchmarks.appendingPathComponent("../Tests/Corpus/" + name).standardizedFileURL.path)
+    candidates.append(FileManager.default.currentDirectoryPath + "/../Tests/Corpus/" + name)
     return candidates.first { FileManager.default.fileExists(atPath: $0) }
 }
 

@@ -93,7 +93,7 @@ do {
             datasets.append(dataset)
         } else {
             print(
-                "\nnote: corpus file \(corpusFile) is MISSING (looked in ../../shared/corpus relative to Benchmarks/ "
+                "\nnote: corpus file \(corpusFile) is MISSING (looked in ../Tests/Corpus relative to Benchmarks/ "
                     + "and to the current directory; set HANGAR_CORPUS_DIR to override): that dataset is skipped")
         }
     }

@@ -1,4 +1,4 @@
-/// Constants of the `bplist00` format (see ../shared/research/bplist-format.md §1).
+/// Constants of the `bplist00` format (see Documentation/bplist-format.md §1).
 enum BinaryFormat {
     /// Every binary plist starts with these six bytes; the next two name the version.
     static let magicPrefix: [UInt8] = Array("bplist".utf8)

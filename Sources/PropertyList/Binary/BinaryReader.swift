@@ -1,4 +1,4 @@
-/// Decodes `bplist00` (see ../shared/research/bplist-format.md §1).
+/// Decodes `bplist00` (see Documentation/bplist-format.md §1).
 ///
 /// Everything that can be checked up front is: the trailer, every offset-table entry, and then each
 /// object's payload against the end of the object area before anything is allocated. Objects are decoded

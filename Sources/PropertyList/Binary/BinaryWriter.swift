@@ -1,4 +1,4 @@
-/// Encodes `bplist00` as Apple's writer does (research §1.8, §4.2), deterministically.
+/// Encodes `bplist00` as Apple's writer does (Documentation/bplist-format.md §1.8, §4.2), deterministically.
 ///
 /// Objects are numbered in pre-order (a container, then a dictionary's keys, then its values, each
 /// depth-first), with dictionary keys sorted. Equal strings, numbers, dates and data are written once and

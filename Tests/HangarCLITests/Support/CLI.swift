@@ -10,7 +10,8 @@ enum CLI {
         return parts.joined(separator: "/")
     }()
 
-    static let corpus = repositoryRoot + "/../shared/corpus"
+    /// `Tests/Corpus`, the conformance corpus (files other projects wrote; see its MANIFEST.md).
+    static let corpus = repositoryRoot + "/Tests/Corpus"
 
     /// `hangar` sits beside the test bundle in the build folder.
     static let executable: String = {

@@ -2,7 +2,7 @@ import Testing
 
 @testable import PropertyList
 
-/// Every binary file of ../shared/corpus decodes as CPython's `plistlib` does, and re-encodes to bytes that
+/// Every binary file of Tests/Corpus decodes as CPython's `plistlib` does, and re-encodes to bytes that
 /// decode equal; every invalid one is refused with a typed error.
 @Suite struct BinaryCorpusTests {
     static let valid = Corpus.validFiles(extension: ".bplist")
@@ -10,13 +10,13 @@ import Testing
 
     @Test(arguments: valid)
     func decodesAsThePeerDoes(name: String) throws {
-        let value = try PropertyList(binary: Corpus.bytes(Corpus.sharedCorpus + "/" + name))
+        let value = try PropertyList(binary: Corpus.bytes(Corpus.directory + "/" + name))
         #expect(CanonicalDump.render(value) == Corpus.expectedDump(for: name))
     }
 
     @Test(arguments: valid)
     func reencodesToEqualValue(name: String) throws {
-        let value = try PropertyList(binary: Corpus.bytes(Corpus.sharedCorpus + "/" + name))
+        let value = try PropertyList(binary: Corpus.bytes(Corpus.directory + "/" + name))
         let bytes = try value.encoded(as: .binary)
         #expect(try PropertyList(binary: bytes) == value)
         // Deterministic: encoding the decoded copy gives the same bytes again.
@@ -25,14 +25,14 @@ import Testing
 
     @Test(arguments: invalid)
     func refusesHostileFile(name: String) {
-        let bytes = Corpus.bytes(Corpus.sharedCorpus + "/invalid/" + name)
+        let bytes = Corpus.bytes(Corpus.directory + "/invalid/" + name)
         #expect(throws: PropertyListError.self) { try PropertyList(binary: bytes) }
     }
 
     /// Apple's writer numbers objects in pre-order, uniques scalars and (in this sample) lists keys sorted,
     /// so a faithful writer reproduces Cocoa's file byte for byte (CPython's test_appleformatting).
     @Test func reproducesCocoaBytesExactly() throws {
-        let original = Corpus.bytes(Corpus.sharedCorpus + "/apple-cocoa-testdata.bplist")
+        let original = Corpus.bytes(Corpus.directory + "/apple-cocoa-testdata.bplist")
         let value = try PropertyList(binary: original)
         #expect(try value.encoded(as: .binary) == original)
     }
@@ -42,7 +42,7 @@ import Testing
         "go-sized-int-boundaries.bplist", "go-unsigned-int-sizes.bplist", "libplist-data.bplist",
     ])
     func reproducesSmallPeerFilesExactly(name: String) throws {
-        let original = Corpus.bytes(Corpus.sharedCorpus + "/" + name)
+        let original = Corpus.bytes(Corpus.directory + "/" + name)
         #expect(try PropertyList(binary: original).encoded(as: .binary) == original)
     }
 }

@@ -32,7 +32,7 @@ import Testing
         ("swift-ref-8byte-huge.bplist", .malformed, "is out of range", 17),
     ])
     func hostileCorpusFile(name: String, code: PropertyListError.Code, message: String, offset: Int) {
-        let bytes = Corpus.bytes(Corpus.sharedCorpus + "/invalid/" + name)
+        let bytes = Corpus.bytes(Corpus.directory + "/invalid/" + name)
         expectError(code, containing: message, at: offset) { try PropertyList(binary: bytes) }
     }
 
@@ -192,7 +192,7 @@ import Testing
     /// never a crash.
     @Test(arguments: ["apple-cocoa-testdata.bplist", "rust-utf16.bplist", "libplist-uid.bplist"])
     func everyTruncationIsRefused(name: String) {
-        let bytes = Corpus.bytes(Corpus.sharedCorpus + "/" + name)
+        let bytes = Corpus.bytes(Corpus.directory + "/" + name)
         for length in 0..<bytes.count {
             #expect(throws: PropertyListError.self, "prefix of \(length) bytes") {
                 try PropertyList(binary: Array(bytes[..<length]))
@@ -201,7 +201,7 @@ import Testing
     }
 
     @Test func everySingleByteCorruptionIsHandled() {
-        let original = Corpus.bytes(Corpus.sharedCorpus + "/swift-generic-properties.bplist")
+        let original = Corpus.bytes(Corpus.directory + "/swift-generic-properties.bplist")
         for index in original.indices {
             for replacement: UInt8 in [0x00, 0x0F, 0x7F, 0x80, 0xFF, original[index] ^ 0x01] {
                 var bytes = original

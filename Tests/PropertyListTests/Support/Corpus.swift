@@ -1,6 +1,7 @@
 import Testing
 
-/// The shared conformance corpus (`../shared/corpus` beside the repository) and this target's fixtures.
+/// The conformance corpus (`Tests/Corpus`, files other projects wrote; see its MANIFEST.md) and this target's
+/// fixtures.
 enum Corpus {
     /// The repository root: this file is Tests/PropertyListTests/Support/Corpus.swift.
     static let repositoryRoot: String = {
@@ -9,18 +10,18 @@ enum Corpus {
         return parts.joined(separator: "/")
     }()
 
-    /// `../shared/corpus`, the files other projects wrote.
-    static let sharedCorpus = repositoryRoot + "/../shared/corpus"
+    /// `Tests/Corpus`, the files other projects wrote (valid ones at the top, `invalid/`, `wild/files/`).
+    static let directory = repositoryRoot + "/Tests/Corpus"
     /// `Tests/PropertyListTests/Fixtures`.
     static let fixtures = repositoryRoot + "/Tests/PropertyListTests/Fixtures"
 
     /// The valid corpus files with the given extension, by name. Fails the test when the corpus is missing:
     /// a conformance test that finds nothing to check must not pass.
     static func validFiles(extension suffix: String, sourceLocation: SourceLocation = #_sourceLocation) -> [String] {
-        let names = FileSystem.list(sharedCorpus).filter { $0.hasSuffix(suffix) }.sorted()
+        let names = FileSystem.list(directory).filter { $0.hasSuffix(suffix) }.sorted()
         if names.isEmpty {
             Issue.record(
-                "No *\(suffix) files in \(sharedCorpus): is ../shared beside the repository?",
+                "No *\(suffix) files in \(directory): is the repository's Tests/Corpus checked out?",
                 sourceLocation: sourceLocation)
         }
         return names
@@ -28,9 +29,9 @@ enum Corpus {
 
     /// The invalid corpus files with the given extension, by name.
     static func invalidFiles(extension suffix: String, sourceLocation: SourceLocation = #_sourceLocation) -> [String] {
-        let names = FileSystem.list(sharedCorpus + "/invalid").filter { $0.hasSuffix(suffix) }.sorted()
+        let names = FileSystem.list(directory + "/invalid").filter { $0.hasSuffix(suffix) }.sorted()
         if names.isEmpty {
-            Issue.record("No invalid *\(suffix) files in \(sharedCorpus)/invalid", sourceLocation: sourceLocation)
+            Issue.record("No invalid *\(suffix) files in \(directory)/invalid", sourceLocation: sourceLocation)
         }
         return names
     }

@@ -2,17 +2,17 @@ import Testing
 
 @testable import PropertyList
 
-/// The text-codec tests' view of the shared corpus, on top of ``Corpus``: names are relative to
-/// `shared/corpus`, and a missing file fails the test loudly (a silent skip would look like a pass).
-enum SharedCorpus {
+/// The text-codec tests' view of the corpus, on top of ``Corpus``: names are relative to `Tests/Corpus`, and a
+/// missing file fails the test loudly (a silent skip would look like a pass).
+enum CorpusFiles {
     struct Missing: Error, CustomStringConvertible {
         let path: String
-        var description: String { "The shared corpus file \(path) is missing (expected beside the repository)" }
+        var description: String { "The corpus file \(path) is missing (Tests/Corpus is part of the repository)" }
     }
 
     /// The bytes of `name` (relative to the corpus folder); records an issue and throws when it is missing.
     static func bytes(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> [UInt8] {
-        let path = Corpus.sharedCorpus + "/" + name
+        let path = Corpus.directory + "/" + name
         guard let bytes = FileSystem.read(path) else {
             let missing = Missing(path: path)
             Issue.record("\(missing)", sourceLocation: sourceLocation)

@@ -9,7 +9,7 @@ import Testing
         ("libplist-entities.xml", .xml),
     ])
     func corpusFilesAreDetected(name: String, format: PropertyListFormat) throws {
-        #expect(try PropertyList.decode(Corpus.bytes(Corpus.sharedCorpus + "/" + name)).format == format)
+        #expect(try PropertyList.decode(Corpus.bytes(Corpus.directory + "/" + name)).format == format)
     }
 
     @Test(arguments: [

@@ -131,7 +131,7 @@ import Testing
 
     @Test(arguments: corpus)
     func corpusFileDecodesToTheManifestValue(file: String, expected: PropertyList) throws {
-        let bytes = try SharedCorpus.bytes(file)
+        let bytes = try CorpusFiles.bytes(file)
         let value = try PropertyList(xml: bytes)
         #expect(value == expected, "\(file)")
         // Detection picks XML too.
@@ -139,8 +139,8 @@ import Testing
     }
 
     @Test func everyValidXMLFileInTheCorpusIsCovered() {
-        let files = Set(SharedCorpus.files(suffix: ".xml"))
-        #expect(!files.isEmpty, "no XML files found in \(Corpus.sharedCorpus)")
+        let files = Set(CorpusFiles.files(suffix: ".xml"))
+        #expect(!files.isEmpty, "no XML files found in \(Corpus.directory)")
         #expect(files == Set(Self.corpus.map(\.file)))
     }
 
@@ -156,14 +156,14 @@ import Testing
 
     @Test(arguments: invalidCorpus)
     func invalidCorpusFileIsRefused(file: String, code: PropertyListError.Code, line: Int, column: Int) throws {
-        let bytes = try SharedCorpus.bytes(file)
+        let bytes = try CorpusFiles.bytes(file)
         let error = propertyListError { _ = try PropertyList(xml: bytes) }
         #expect(error?.code == code, "\(file): \(String(describing: error))")
         #expect(error?.location == .line(line, column: column), "\(file): \(String(describing: error))")
     }
 
     @Test func everyInvalidXMLFileInTheCorpusIsCovered() {
-        let files = Set(SharedCorpus.files(invalid: true, suffix: ".xml"))
+        let files = Set(CorpusFiles.files(invalid: true, suffix: ".xml"))
         #expect(!files.isEmpty)
         #expect(files == Set(Self.invalidCorpus.map(\.file)))
     }
@@ -424,7 +424,7 @@ import Testing
     }
 
     @Test func everyTruncationOfAValidFileIsRefused() throws {
-        let bytes = try SharedCorpus.bytes("apple-cocoa-testdata.xml")
+        let bytes = try CorpusFiles.bytes("apple-cocoa-testdata.xml")
         // The whole file ends with "</plist>\n": every shorter prefix lacks the closing tag.
         let complete = bytes.count - 1
         #expect(try PropertyList(xml: Array(bytes[..<complete])) == Self.appleTestData)

@@ -13,7 +13,7 @@ import Testing
     }
 
     @Test func appleTestDataReencodesByteForByte() throws {
-        let bytes = try SharedCorpus.bytes("apple-cocoa-testdata.xml")
+        let bytes = try CorpusFiles.bytes("apple-cocoa-testdata.xml")
         let value = try PropertyList(xml: bytes)
         let written = try value.encoded(as: .xml)
         #expect(written == bytes)
@@ -28,7 +28,7 @@ import Testing
 
     @Test(arguments: ["corelibs-keyedarchive-uuid.xml", "libplist-signedunsigned.xml", "swift-generic-properties.xml"])
     func appleWrittenCorpusFileReencodesByteForByte(file: String) throws {
-        let bytes = try SharedCorpus.bytes(file)
+        let bytes = try CorpusFiles.bytes(file)
         #expect(try PropertyList(xml: bytes).encoded(as: .xml) == bytes)
     }
 
