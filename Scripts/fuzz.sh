@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds a libFuzzer target and runs it.
 #   Scripts/fuzz.sh TARGET [SECONDS] [extra libFuzzer flags]     TARGET: binary | xml | openstep | json | pilots
+#   Scripts/fuzz.sh --build-only [TARGET...]                        compiles (every target by default), runs nothing
 #
 # A target is Fuzz/TARGET.swift, compiled with Fuzz/RoundTrip.swift. It names the modules it needs, in dependency
 # order, one line each (folders are searched for *.swift); without such lines it gets PropertyList alone:
@@ -15,6 +16,15 @@
 # a test, fix it, then delete it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [[ ${1:-} == --build-only ]]; then
+    shift
+    (( $# > 0 )) || set -- $(cd Fuzz && ls ./*.swift | sed 's|^./||; s|\.swift$||' | grep -v '^RoundTrip$')
+    for name in "$@"; do
+        FUZZ_BUILD_ONLY=1 "$0" "$name"
+        echo "fuzz.sh: built $name"
+    done
+    exit 0
+fi
 target=${1:?usage: Scripts/fuzz.sh binary|xml|openstep|json|pilots [seconds] [libFuzzer flags]}
 seconds=${2:-60}
 shift $(( $# >= 2 ? 2 : 1 ))
@@ -47,6 +57,8 @@ for line in "${modules[@]}"; do
 done
 compile "${flags[@]}" -module-name "Fuzz$target" Fuzz/RoundTrip.swift "Fuzz/$target.swift" "${objects[@]}" \
     -o "$out/fuzzer"
+
+[[ -z ${FUZZ_BUILD_ONLY:-} ]] || exit 0
 
 seeds=("$out/corpus")
 mapfile -t extra_seeds < <(sed -n 's|^// fuzz-seeds: *||p' "Fuzz/$target.swift")
