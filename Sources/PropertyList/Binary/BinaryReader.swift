@@ -29,18 +29,16 @@ struct Trailer {
     init(_ reader: ByteReader, limits: DecodingLimits) throws(PropertyListError) {
         let count = reader.count
         guard reader.matches(BinaryFormat.magicPrefix, at: 0), count >= 8 else {
-            throw PropertyListError(.unknownFormat, "Not a binary property list (no bplist header)", at: .byteOffset(0))
+            throw PropertyListError(.notBinary, at: .byteOffset(0))
         }
         // Apple reads "bplist0" + any character; bplist1x (15, 16, 17) are private, different formats.
         guard reader[6] == UInt8(ascii: "0") else {
             let version = String(decoding: [reader[6], reader[7]], as: UTF8.self)
-            throw PropertyListError(
-                .unsupported, "Binary property list version \"\(version)\" is not supported (only bplist00)",
-                at: .byteOffset(6))
+            throw PropertyListError(.unsupportedBinaryVersion(version), at: .byteOffset(6))
         }
         guard count >= BinaryFormat.minimumFileSize else {
             throw PropertyListError(
-                .malformed, "The file is \(count) bytes, shorter than the smallest binary property list (42)",
+                .binaryStructure("The file is \(count) bytes, shorter than the smallest binary property list (42)"),
                 at: .byteOffset(count))
         }
         let start = count - BinaryFormat.trailerSize
@@ -53,28 +51,31 @@ struct Trailer {
         // Widths outside 1…8 cannot be read as integers.
         guard (1...8).contains(offsetIntSize) else {
             throw PropertyListError(
-                .malformed, "The trailer's offset size is \(offsetIntSize); it must be 1 to 8",
+                .binaryStructure("The trailer's offset size is \(offsetIntSize); it must be 1 to 8"),
                 at: .byteOffset(start + 6))
         }
         guard (1...8).contains(objectRefSize) else {
             throw PropertyListError(
-                .malformed, "The trailer's object reference size is \(objectRefSize); it must be 1 to 8",
+                .binaryStructure("The trailer's object reference size is \(objectRefSize); it must be 1 to 8"),
                 at: .byteOffset(start + 7))
         }
         guard objects >= 1 else {
-            throw PropertyListError(.malformed, "The trailer declares no objects", at: .byteOffset(start + 8))
+            throw PropertyListError(.binaryStructure("The trailer declares no objects"), at: .byteOffset(start + 8))
         }
         // Every object takes at least one byte, so a count above the file size is a lie (bpo-42103's DoS).
         guard objects <= UInt64(count), objects <= UInt64(limits.maxObjects) else {
+            let overLimit = objects <= UInt64(count)
             throw PropertyListError(
-                objects <= UInt64(count) ? .limitExceeded : .malformed,
-                "The trailer declares \(objects) objects, more than "
-                    + (objects <= UInt64(count) ? "the limit of \(limits.maxObjects)" : "the file can hold"),
+                .tooManyObjects(
+                    "The trailer declares \(objects) objects, more than "
+                        + (overLimit ? "the limit of \(limits.maxObjects)" : "the file can hold"),
+                    overLimit: overLimit),
                 at: .byteOffset(start + 8))
         }
         guard top < objects else {
             throw PropertyListError(
-                .malformed, "The top object \(top) is not among the \(objects) objects", at: .byteOffset(start + 16))
+                .binaryStructure("The top object \(top) is not among the \(objects) objects"),
+                at: .byteOffset(start + 16))
         }
         // The offset table sits between the objects (which start at 8) and the trailer, and fills that gap exactly:
         // no garbage between the table and the trailer (Apple's and go-plist's rule).
@@ -83,9 +84,9 @@ struct Trailer {
             tableOffset + tableSize == UInt64(start)
         else {
             throw PropertyListError(
-                .malformed,
-                "The offset table (\(objects) × \(offsetIntSize)-byte entries at offset \(tableOffset)) "
-                    + "does not fill the space between the objects and the trailer",
+                .binaryStructure(
+                    "The offset table (\(objects) × \(offsetIntSize)-byte entries at offset \(tableOffset)) "
+                        + "does not fill the space between the objects and the trailer"),
                 at: .byteOffset(start + 24))
         }
         objectCount = Int(objects)
@@ -122,8 +123,9 @@ struct BinaryDecoder {
             // An object lives after the header and before the offset table.
             guard offset >= 8, offset < UInt64(trailer.offsetTableOffset) else {
                 throw PropertyListError(
-                    .malformed,
-                    "Object \(index) has offset \(offset), outside the object area 8..<\(trailer.offsetTableOffset)",
+                    .binaryStructure(
+                        "Object \(index) has offset \(offset), outside the object area 8..<\(trailer.offsetTableOffset)"
+                    ),
                     at: .byteOffset(entry))
             }
         }
@@ -146,8 +148,7 @@ struct BinaryDecoder {
             return cached
         }
         guard marks[object] & Self.onPathBit == 0 else {
-            throw PropertyListError(
-                .malformed, "Object \(object) contains itself (a reference cycle)", at: .byteOffset(site))
+            throw PropertyListError(.referenceCycle(object: object), at: .byteOffset(site))
         }
         let before = expandedCount
         let result = try decode(object: object, depth: depth)
@@ -160,10 +161,7 @@ struct BinaryDecoder {
         expandedCount += values
         // Shared references let a few bytes describe 2^64 values; stop before the tree outgrows the budget.
         guard expandedCount <= maxExpandedNodes else {
-            throw PropertyListError(
-                .limitExceeded,
-                "The property list expands to more than \(maxExpandedNodes) values through shared references",
-                at: .byteOffset(site))
+            throw PropertyListError(.expansionBudget(limit: maxExpandedNodes), at: .byteOffset(site))
         }
     }
 
@@ -188,7 +186,7 @@ struct BinaryDecoder {
         case 0x2:
             guard info == 2 || info == 3 else {
                 throw PropertyListError(
-                    .malformed, "A real of \(1 << min(info, 15)) bytes is not valid (only 4 or 8)",
+                    .binaryStructure("A real of \(1 << min(info, 15)) bytes is not valid (only 4 or 8)"),
                     at: .byteOffset(start))
             }
             let width = 1 << info
@@ -202,8 +200,7 @@ struct BinaryDecoder {
             let seconds = Double(bitPattern: reader.bigEndianUInt(at: start + 1, width: 8))
             // XML and JSON cannot write a NaN or infinite date; refusing it keeps every format round-trippable.
             guard seconds.isFinite else {
-                throw PropertyListError(
-                    .invalidValue, "A date is \(seconds), not a finite time", at: .byteOffset(start))
+                throw PropertyListError(.nonFiniteDate(seconds, writing: false), at: .byteOffset(start))
             }
             return .date(seconds)
         case 0x4:
@@ -213,14 +210,14 @@ struct BinaryDecoder {
             let (length, payload) = try countAndPayload(marker: marker, elementSize: 1, at: start)
             guard let string = reader.asciiString(at: payload, count: length) else {
                 throw PropertyListError(
-                    .invalidValue, "An ASCII string holds a byte above 0x7F", at: .byteOffset(start))
+                    .invalidEncoding("An ASCII string holds a byte above 0x7F"), at: .byteOffset(start))
             }
             return .string(string)
         case 0x6:
             let (units, payload) = try countAndPayload(marker: marker, elementSize: 2, at: start)
             guard let string = reader.utf16BigEndianString(at: payload, units: units) else {
                 throw PropertyListError(
-                    .invalidValue, "A UTF-16 string holds an unpaired surrogate", at: .byteOffset(start))
+                    .unpairedSurrogate("A UTF-16 string holds an unpaired surrogate"), at: .byteOffset(start))
             }
             return .string(string)
         case 0x8:
@@ -228,7 +225,7 @@ struct BinaryDecoder {
             let width = info + 1
             guard width <= 8 else {
                 throw PropertyListError(
-                    .malformed, "A UID of \(width) bytes is not valid (at most 8)", at: .byteOffset(start))
+                    .binaryStructure("A UID of \(width) bytes is not valid (at most 8)"), at: .byteOffset(start))
             }
             try checkPayload(start: start + 1, count: width, elementSize: 1, at: start)
             return .dictionary(["CF$UID": .integer(.init(reader.bigEndianUInt(at: start + 1, width: width)))])
@@ -276,8 +273,7 @@ struct BinaryDecoder {
             let keySite = refs + index * trailer.objectRefSize
             let keyObject = try reference(at: keySite)
             guard case .string(let key) = try value(object: keyObject, depth: depth + 1, referencedAt: keySite) else {
-                throw PropertyListError(
-                    .malformed, "A dictionary key (object \(keyObject)) is not a string", at: .byteOffset(keySite))
+                throw PropertyListError(.nonStringKey(object: keyObject), at: .byteOffset(keySite))
             }
             let valueSite = valueRefs + index * trailer.objectRefSize
             keys.append(key)
@@ -293,7 +289,8 @@ struct BinaryDecoder {
     private func integer(at start: Int, sizeExponent: Int) throws(PropertyListError) -> PropertyList.Integer {
         guard sizeExponent <= 4 else {
             throw PropertyListError(
-                .malformed, "An integer of 2^\(sizeExponent) bytes is not valid (at most 16)", at: .byteOffset(start))
+                .binaryStructure("An integer of 2^\(sizeExponent) bytes is not valid (at most 16)"),
+                at: .byteOffset(start))
         }
         let width = 1 << sizeExponent
         try checkPayload(start: start + 1, count: width, elementSize: 1, at: start)
@@ -310,7 +307,7 @@ struct BinaryDecoder {
             if high == 0 { return .init(low) }
             if high == .max, low >= 1 << 63 { return .init(Int64(bitPattern: low)) }
             throw PropertyListError(
-                .invalidValue, "A 16-byte integer is outside −2^63 … 2^64−1", at: .byteOffset(start))
+                .numberOutOfRange("A 16-byte integer is outside −2^63 … 2^64−1"), at: .byteOffset(start))
         }
     }
 
@@ -334,7 +331,8 @@ struct BinaryDecoder {
         let countMarker = reader[start + 1]
         guard countMarker >> 4 == 0x1, countMarker & 0x0F <= 3 else {
             throw PropertyListError(
-                .malformed, "The count after marker 0x\(hex(marker)) is not an integer (marker 0x\(hex(countMarker)))",
+                .binaryStructure(
+                    "The count after marker 0x\(hex(marker)) is not an integer (marker 0x\(hex(countMarker)))"),
                 at: .byteOffset(start + 1))
         }
         let width = 1 << Int(countMarker & 0x0F)
@@ -352,8 +350,7 @@ struct BinaryDecoder {
     {
         guard depth < limits.maxDepth else {
             throw PropertyListError(
-                .limitExceeded, "Too many nested arrays or dictionaries (the limit is \(limits.maxDepth))",
-                at: .byteOffset(start))
+                .tooDeep(limit: limits.maxDepth, containers: "arrays or dictionaries"), at: .byteOffset(start))
         }
         let (length, refs) = try countAndPayload(
             marker: marker, elementSize: refsPerEntry * trailer.objectRefSize, at: start)
@@ -383,7 +380,7 @@ struct BinaryDecoder {
         let ref = reader.bigEndianUInt(at: site, width: trailer.objectRefSize)
         guard ref < UInt64(trailer.objectCount) else {
             throw PropertyListError(
-                .malformed, "A reference to object \(ref) is out of range (\(trailer.objectCount) objects)",
+                .binaryStructure("A reference to object \(ref) is out of range (\(trailer.objectCount) objects)"),
                 at: .byteOffset(site))
         }
         return Int(ref)
@@ -393,16 +390,16 @@ struct BinaryDecoder {
 
     private func payloadPastEnd(count: UInt64, at start: Int) -> PropertyListError {
         PropertyListError(
-            .malformed, "An object's count (\(count)) runs past the end of the object area", at: .byteOffset(start))
+            .binaryStructure("An object's count (\(count)) runs past the end of the object area"),
+            at: .byteOffset(start))
     }
 
     private func unsupported(_ what: String, at start: Int) -> PropertyListError {
-        PropertyListError(
-            .unsupported, "Binary property list values of type \(what) are not supported", at: .byteOffset(start))
+        PropertyListError(.unsupportedType(what), at: .byteOffset(start))
     }
 
     private func unknownMarker(_ marker: UInt8, at start: Int) -> PropertyListError {
-        PropertyListError(.malformed, "Unknown object marker 0x\(hex(marker))", at: .byteOffset(start))
+        PropertyListError(.binaryStructure("Unknown object marker 0x\(hex(marker))"), at: .byteOffset(start))
     }
 }
 

@@ -46,7 +46,7 @@ private struct ObjectPlan: ValueVisitor {
 
     mutating func visitScalar(_ value: PropertyList, depth: Int) throws(WriteFailure) {
         if case .date(let seconds) = value, !seconds.isFinite {
-            throw WriteFailure(.unrepresentable, "A date is \(seconds), not a finite time")
+            throw WriteFailure(.nonFiniteDate(seconds, writing: true))
         }
         place(leaf(value))
     }

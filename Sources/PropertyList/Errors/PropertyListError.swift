@@ -1,6 +1,6 @@
 /// The one error the `PropertyList` module throws: what went wrong, a readable message, and where.
 ///
-/// Match on ``code`` to react; show ``description`` to people. It reads like
+/// Match on ``code`` (or, finer, ``reason``) to react; show ``description`` to people. It reads like
 /// `Found non-key inside <dict> at line 40, column 3` or
 /// `Object 7 refers to object 3 that is already on the path (a reference cycle) at byte offset 112`.
 public struct PropertyListError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -54,16 +54,96 @@ public struct PropertyListError: Error, Sendable, Hashable, CustomStringConverti
         }
     }
 
+    /// Which failure this is, finer than ``code``: what code and tests match on (never ``message``).
+    /// New reasons may be added, so `switch` on it with a `default`.
+    public struct Reason: Sendable, Hashable, CustomStringConvertible {
+        private let name: String
+
+        private init(_ name: String) {
+            self.name = name
+        }
+
+        /// The name of the reason, as its static member spells it.
+        public var description: String { name }
+
+        /// Nothing to read.
+        public static let emptyInput = Reason("emptyInput")
+        /// Bytes without the `bplist` header given to the binary reader.
+        public static let notBinary = Reason("notBinary")
+        /// A binary property list of another version than `bplist00`.
+        public static let unsupportedBinaryVersion = Reason("unsupportedBinaryVersion")
+        /// A value type this module does not map (sets, null, URLs, UUIDs, `bplist1x` types).
+        public static let unsupportedType = Reason("unsupportedType")
+        /// A feature of a format this module does not read.
+        public static let unsupportedFeature = Reason("unsupportedFeature")
+        /// A text encoding this module does not convert.
+        public static let unsupportedEncoding = Reason("unsupportedEncoding")
+        /// Writing a format that is read only (OpenStep).
+        public static let readOnlyFormat = Reason("readOnlyFormat")
+        /// A binary trailer, offset table, marker, count or reference that does not hold together.
+        public static let binaryStructure = Reason("binaryStructure")
+        /// An object that contains itself.
+        public static let referenceCycle = Reason("referenceCycle")
+        /// A dictionary key that is not a string.
+        public static let nonStringKey = Reason("nonStringKey")
+        /// Text that breaks its format's grammar.
+        public static let syntax = Reason("syntax")
+        /// A string, comment, tag or section that never ends.
+        public static let unterminated = Reason("unterminated")
+        /// A dictionary key without its value.
+        public static let missingValue = Reason("missingValue")
+        /// Bytes that are not valid in the text's encoding (invalid UTF-8, say).
+        public static let invalidEncoding = Reason("invalidEncoding")
+        /// A UTF-16 surrogate without its partner.
+        public static let unpairedSurrogate = Reason("unpairedSurrogate")
+        /// An escape sequence or character reference the format does not define or allow.
+        public static let invalidEscape = Reason("invalidEscape")
+        /// A character the format does not allow where it was found.
+        public static let invalidCharacter = Reason("invalidCharacter")
+        /// A number that does not parse.
+        public static let invalidNumber = Reason("invalidNumber")
+        /// A number outside what a property list holds.
+        public static let numberOutOfRange = Reason("numberOutOfRange")
+        /// A date that does not parse.
+        public static let invalidDate = Reason("invalidDate")
+        /// A date that is NaN or infinite.
+        public static let nonFiniteDate = Reason("nonFiniteDate")
+        /// Data (base64 or hex digits) that does not decode.
+        public static let invalidData = Reason("invalidData")
+        /// JSON `null`, which has no property-list form.
+        public static let nullValue = Reason("nullValue")
+        /// Nesting deeper than the limit.
+        public static let tooDeep = Reason("tooDeep")
+        /// More objects than the input can hold or ``DecodingLimits/maxObjects`` allows.
+        public static let tooManyObjects = Reason("tooManyObjects")
+        /// Shared references expanding past ``DecodingLimits/maxExpandedNodes``.
+        public static let expansionBudget = Reason("expansionBudget")
+        /// More values to write than the writers' budget.
+        public static let tooManyValues = Reason("tooManyValues")
+        /// A date in JSON without ``JSONEncodingOptions/lossyDatesAndData``.
+        public static let dateInJSON = Reason("dateInJSON")
+        /// Data in JSON without ``JSONEncodingOptions/lossyDatesAndData``.
+        public static let dataInJSON = Reason("dataInJSON")
+        /// A NaN or infinite real where the format has none (JSON).
+        public static let nonFiniteReal = Reason("nonFiniteReal")
+        /// A date the format cannot write (not finite, or outside years 0000…9999).
+        public static let unwritableDate = Reason("unwritableDate")
+        /// A character the format cannot hold (a C0 control in XML, say).
+        public static let unwritableCharacter = Reason("unwritableCharacter")
+    }
+
     /// What kind of failure this is.
     public let code: Code
+    /// Which failure this is, within its ``code``.
+    public let reason: Reason
     /// What went wrong, in words, without the location.
     public let message: String
     /// Where it went wrong, when known.
     public let location: Location?
 
-    /// An error with the given code, message and location.
-    public init(_ code: Code, _ message: String, at location: Location? = nil) {
+    init(code: Code, reason: Reason, message: String, location: Location?) {
         self.code = code
+        self.reason = reason
         self.message = message
         self.location = location
     }

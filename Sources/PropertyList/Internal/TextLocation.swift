@@ -28,9 +28,4 @@ enum TextLocation {
         return .line(line, column: target - lineStart + 1)
     }
 
-    /// How an error names what it found at `offset`: the byte, quoted and printable, or the end of the input.
-    static func found(at offset: Int, in reader: ByteReader) -> String {
-        guard offset < reader.count else { return "the end of the input" }
-        return "'\(XMLScanner.printable(reader[offset]))'"
-    }
 }

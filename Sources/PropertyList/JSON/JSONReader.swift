@@ -14,20 +14,17 @@ enum JSONReader {
     }
 }
 
-/// The byte-level JSON parser behind ``JSONReader``: one pass, an explicit stack, no recursion.
-struct JSONScanner {
+/// The byte-level JSON parser behind ``JSONReader``: one pass, no recursion; the containers it opens live in a
+/// ``ValueBuilder``.
+struct JSONScanner: TextScanner {
     let reader: ByteReader
-    let limits: DecodingLimits
+    private var builder: ValueBuilder
     private var position = 0
     private var scratch: [UInt8] = []
 
     init(reader: ByteReader, limits: DecodingLimits) {
         self.reader = reader
-        self.limits = limits
-    }
-
-    private func failure(_ code: PropertyListError.Code, _ message: String, at offset: Int) -> PropertyListError {
-        PropertyListError(code, message, at: TextLocation.location(of: offset, in: reader))
+        builder = ValueBuilder(reader: reader, limits: limits, containerNoun: "arrays or objects")
     }
 
     private mutating func skipWhitespace() {
@@ -39,118 +36,100 @@ struct JSONScanner {
         }
     }
 
-    private func found(at offset: Int) -> String {
-        TextLocation.found(at: offset, in: reader)
-    }
-
     mutating func scanDocument() throws(PropertyListError) -> PropertyList {
         if reader.matches([0xEF, 0xBB, 0xBF], at: 0) { position = 3 }
-        let value = try scanValue()
-        skipWhitespace()
-        guard position == reader.count else {
-            throw failure(.malformed, "Found \(found(at: position)) after the JSON value", at: position)
+        while true {
+            if let root = try scanNextValue() {
+                skipWhitespace()
+                guard position == reader.count else {
+                    throw failure(.syntax("Found \(found(at: position)) after the JSON value"), at: position)
+                }
+                return root
+            }
         }
-        return value
     }
 
-    private enum Container { case array, object }
-
-    private mutating func scanValue() throws(PropertyListError) -> PropertyList {
-        var containers: [Container] = []
-        var arrays: [[PropertyList]] = []
-        var objects: [DictionaryBuilder] = []
-        var keys: [String] = []
-
-        while true {
-            skipWhitespace()
-            guard position < reader.count else {
-                throw failure(.malformed, "Found the end of the input where a value was expected", at: position)
-            }
-            var finished: PropertyList
-            let offset = position
-            switch reader[position] {
-            case UInt8(ascii: "["), UInt8(ascii: "{"):
-                guard containers.count < limits.maxDepth else {
-                    throw failure(
-                        .limitExceeded, "Too many nested arrays or objects (the limit is \(limits.maxDepth))",
-                        at: offset)
-                }
-                let isArray = reader[position] == UInt8(ascii: "[")
-                position += 1
-                skipWhitespace()
-                if position < reader.count, reader[position] == (isArray ? UInt8(ascii: "]") : UInt8(ascii: "}")) {
-                    position += 1
-                    finished = isArray ? .array([]) : .dictionary([:])
-                } else if isArray {
-                    containers.append(.array)
-                    arrays.append([])
-                    continue
-                } else {
-                    containers.append(.object)
-                    objects.append(DictionaryBuilder())
-                    keys.append(try scanKey())
-                    continue
-                }
-            case UInt8(ascii: "\""):
-                finished = .string(try scanString())
-            case UInt8(ascii: "t"):
-                try expectLiteral(Self.trueLiteral)
-                finished = true
-            case UInt8(ascii: "f"):
-                try expectLiteral(Self.falseLiteral)
-                finished = false
-            case UInt8(ascii: "n"):
-                try expectLiteral(Self.nullLiteral)
-                throw failure(.unsupported, "Found null, which has no property-list form", at: offset)
-            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                finished = try scanNumber()
-            default:
-                throw failure(.malformed, "Found \(found(at: position)) where a value was expected", at: position)
-            }
-            // Hand the value to its container, then close as many containers as end here.
-            while true {
-                guard let container = containers.last else { return finished }
-                switch container {
-                case .array: arrays[arrays.count - 1].append(finished)
-                case .object: objects[objects.count - 1].append(keys.removeLast(), finished)
-                }
-                skipWhitespace()
-                let closer = container == .array ? UInt8(ascii: "]") : UInt8(ascii: "}")
-                guard position < reader.count else {
-                    throw failure(
-                        .malformed,
-                        "Found the end of the input where ',' or '\(Character(UnicodeScalar(closer)))' was expected",
-                        at: position)
-                }
-                let byte = reader[position]
-                if byte == UInt8(ascii: ",") {
-                    position += 1
-                    if container == .object { keys.append(try scanKey()) }
-                    break
-                }
-                guard byte == closer else {
-                    throw failure(
-                        .malformed,
-                        "Found \(found(at: position)) where ',' or '\(Character(UnicodeScalar(closer)))' was expected",
-                        at: position)
-                }
-                position += 1
-                containers.removeLast()
-                finished = container == .array ? .array(arrays.removeLast()) : .dictionary(objects.removeLast().build())
-            }
+    /// One value (or the start of a container) and every container it closes; the root once it is complete.
+    private mutating func scanNextValue() throws(PropertyListError) -> PropertyList? {
+        skipWhitespace()
+        let offset = position
+        guard position < reader.count else {
+            throw failure(.syntax("Found the end of the input where a value was expected"), at: position)
         }
+        var finished: PropertyList?
+        switch reader[position] {
+        case UInt8(ascii: "["):
+            try builder.beginArray(at: offset)
+            position += 1
+            skipWhitespace()
+            guard position < reader.count, reader[position] == UInt8(ascii: "]") else { return nil }
+            position += 1
+            finished = builder.endArray()
+        case UInt8(ascii: "{"):
+            try builder.beginDictionary(at: offset)
+            position += 1
+            skipWhitespace()
+            guard position < reader.count, reader[position] == UInt8(ascii: "}") else {
+                builder.key(try scanKey())
+                return nil
+            }
+            position += 1
+            finished = builder.endDictionary()
+        case UInt8(ascii: "\""):
+            finished = try builder.scalar(.string(try scanString()), at: offset)
+        case UInt8(ascii: "t"):
+            try expectLiteral(Self.trueLiteral)
+            finished = try builder.scalar(true, at: offset)
+        case UInt8(ascii: "f"):
+            try expectLiteral(Self.falseLiteral)
+            finished = try builder.scalar(false, at: offset)
+        case UInt8(ascii: "n"):
+            try expectLiteral(Self.nullLiteral)
+            throw failure(.nullValue, at: offset)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            finished = try builder.scalar(try scanNumber(), at: offset)
+        default:
+            throw failure(.syntax("Found \(found(at: position)) where a value was expected"), at: position)
+        }
+        if let finished { return finished }
+        return try scanSeparatorsAndClosers()
+    }
+
+    /// After a value inside a container: `,` (and the next key), or closers, each handing its container on.
+    private mutating func scanSeparatorsAndClosers() throws(PropertyListError) -> PropertyList? {
+        while let container = builder.current {
+            skipWhitespace()
+            let closer = container == .array ? UInt8(ascii: "]") : UInt8(ascii: "}")
+            let expected = "',' or '\(Character(UnicodeScalar(closer)))'"
+            guard position < reader.count else {
+                throw failure(.syntax("Found the end of the input where \(expected) was expected"), at: position)
+            }
+            let byte = reader[position]
+            if byte == UInt8(ascii: ",") {
+                position += 1
+                if container == .dictionary { builder.key(try scanKey()) }
+                return nil
+            }
+            guard byte == closer else {
+                throw failure(.syntax("Found \(found(at: position)) where \(expected) was expected"), at: position)
+            }
+            position += 1
+            let root = container == .array ? builder.endArray() : builder.endDictionary()
+            if let root { return root }
+        }
+        return nil
     }
 
     /// `"key" :` — the key of an object entry, and its colon.
     private mutating func scanKey() throws(PropertyListError) -> String {
         skipWhitespace()
         guard position < reader.count, reader[position] == UInt8(ascii: "\"") else {
-            throw failure(.malformed, "Found \(found(at: position)) where an object key was expected", at: position)
+            throw failure(.syntax("Found \(found(at: position)) where an object key was expected"), at: position)
         }
         let key = try scanString()
         skipWhitespace()
         guard position < reader.count, reader[position] == UInt8(ascii: ":") else {
-            throw failure(.malformed, "Found \(found(at: position)) where ':' was expected", at: position)
+            throw failure(.syntax("Found \(found(at: position)) where ':' was expected"), at: position)
         }
         position += 1
         return key
@@ -162,7 +141,7 @@ struct JSONScanner {
 
     private mutating func expectLiteral(_ literal: [UInt8]) throws(PropertyListError) {
         guard reader.matches(literal, at: position) else {
-            throw failure(.malformed, "Found \(found(at: position)) where a value was expected", at: position)
+            throw failure(.syntax("Found \(found(at: position)) where a value was expected"), at: position)
         }
         position += literal.count
     }
@@ -178,7 +157,7 @@ struct JSONScanner {
             let byte = reader[position]
             if byte == UInt8(ascii: "\"") {
                 guard let string = reader.utf8String(at: start, count: position - start) else {
-                    throw failure(.invalidValue, "Found invalid UTF-8 in a string", at: start)
+                    throw failure(.invalidEncoding("Found invalid UTF-8 in a string"), at: start)
                 }
                 position += 1
                 return string
@@ -186,7 +165,8 @@ struct JSONScanner {
             if byte == UInt8(ascii: "\\") { break }
             guard byte >= 0x20 else {
                 throw failure(
-                    .malformed, "Found control character U+\(XMLScanner.hex4(UInt32(byte))) in a string (escape it)",
+                    .invalidEscape(
+                        "Found control character U+\(TextSnippet.hex4(UInt32(byte))) in a string (escape it)"),
                     at: position)
             }
             position += 1
@@ -199,26 +179,27 @@ struct JSONScanner {
             case UInt8(ascii: "\""):
                 position += 1
                 guard let string = validatedUTF8(scratch) else {
-                    throw failure(.invalidValue, "Found invalid UTF-8 in a string", at: start)
+                    throw failure(.invalidEncoding("Found invalid UTF-8 in a string"), at: start)
                 }
                 return string
             case UInt8(ascii: "\\"):
                 try scanEscape()
             case ..<0x20:
                 throw failure(
-                    .malformed, "Found control character U+\(XMLScanner.hex4(UInt32(byte))) in a string (escape it)",
+                    .invalidEscape(
+                        "Found control character U+\(TextSnippet.hex4(UInt32(byte))) in a string (escape it)"),
                     at: position)
             default:
                 scratch.append(byte)
                 position += 1
             }
         }
-        throw failure(.malformed, "Found unterminated string", at: open)
+        throw failure(.unterminated("string"), at: open)
     }
 
     private mutating func scanEscape() throws(PropertyListError) {
         let offset = position
-        guard position + 1 < reader.count else { throw failure(.malformed, "Found unterminated escape", at: offset) }
+        guard position + 1 < reader.count else { throw failure(.unterminated("escape"), at: offset) }
         let byte = reader[position + 1]
         position += 2
         switch byte {
@@ -231,35 +212,40 @@ struct JSONScanner {
         case UInt8(ascii: "u"):
             var value = try scanHex4(escapeAt: offset)
             if (0xDC00...0xDFFF).contains(value) {
-                throw failure(.invalidValue, "Found an unpaired surrogate \\u\(XMLScanner.hex4(value))", at: offset)
+                throw failure(
+                    .unpairedSurrogate("Found an unpaired surrogate \\u\(TextSnippet.hex4(value))"), at: offset)
             }
             if (0xD800...0xDBFF).contains(value) {
                 guard reader.matches([UInt8(ascii: "\\"), UInt8(ascii: "u")], at: position) else {
-                    throw failure(.invalidValue, "Found an unpaired surrogate \\u\(XMLScanner.hex4(value))", at: offset)
+                    throw failure(
+                        .unpairedSurrogate("Found an unpaired surrogate \\u\(TextSnippet.hex4(value))"), at: offset)
                 }
                 let lowOffset = position
                 position += 2
                 let low = try scanHex4(escapeAt: lowOffset)
                 guard (0xDC00...0xDFFF).contains(low) else {
-                    throw failure(.invalidValue, "Found an unpaired surrogate \\u\(XMLScanner.hex4(value))", at: offset)
+                    throw failure(
+                        .unpairedSurrogate("Found an unpaired surrogate \\u\(TextSnippet.hex4(value))"), at: offset)
                 }
                 value = 0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)
             }
             guard let scalar = Unicode.Scalar(value) else {
-                throw failure(.invalidValue, "Found an invalid escape", at: offset)
+                throw failure(.invalidEscape("Found an invalid escape"), at: offset)
             }
             UTF8.encode(scalar) { scratch.append($0) }
         default:
-            throw failure(.malformed, "Found invalid escape '\\\(XMLScanner.printable(byte))'", at: offset)
+            throw failure(.invalidEscape("Found invalid escape '\\\(TextSnippet.printable(byte))'"), at: offset)
         }
     }
 
     private mutating func scanHex4(escapeAt offset: Int) throws(PropertyListError) -> UInt32 {
-        guard position + 4 <= reader.count else { throw failure(.malformed, "Found a short \\u escape", at: offset) }
+        guard position + 4 <= reader.count else {
+            throw failure(.invalidEscape("Found a short \\u escape"), at: offset)
+        }
         var value: UInt32 = 0
         for index in position..<(position + 4) {
             let digit = NumberText.hexDigitValue(reader[index])
-            guard digit < 16 else { throw failure(.malformed, "Found a short \\u escape", at: offset) }
+            guard digit < 16 else { throw failure(.invalidEscape("Found a short \\u escape"), at: offset) }
             value = value << 4 | UInt32(digit)
         }
         position += 4
@@ -280,9 +266,9 @@ struct JSONScanner {
             negative = true
             position += 1
         }
-        guard isDigit(position) else { throw failure(.malformed, "Found a malformed number", at: start) }
+        guard isDigit(position) else { throw failure(.syntax("Found a malformed number"), at: start) }
         if reader[position] == UInt8(ascii: "0"), isDigit(position + 1) {
-            throw failure(.malformed, "Found a number with a leading zero", at: start)
+            throw failure(.syntax("Found a number with a leading zero"), at: start)
         }
         let digitsStart = position
         while isDigit(position) { position += 1 }
@@ -291,7 +277,7 @@ struct JSONScanner {
         if position < reader.count, reader[position] == UInt8(ascii: ".") {
             isInteger = false
             position += 1
-            guard isDigit(position) else { throw failure(.malformed, "Found a malformed number", at: start) }
+            guard isDigit(position) else { throw failure(.syntax("Found a malformed number"), at: start) }
             while isDigit(position) { position += 1 }
         }
         if position < reader.count, reader[position] | 0x20 == UInt8(ascii: "e") {
@@ -300,7 +286,7 @@ struct JSONScanner {
             if position < reader.count, reader[position] == UInt8(ascii: "+") || reader[position] == UInt8(ascii: "-") {
                 position += 1
             }
-            guard isDigit(position) else { throw failure(.malformed, "Found a malformed number", at: start) }
+            guard isDigit(position) else { throw failure(.syntax("Found a malformed number"), at: start) }
             while isDigit(position) { position += 1 }
         }
         let text = reader.asciiString(at: start, count: position - start) ?? ""
@@ -318,10 +304,10 @@ struct JSONScanner {
                 return .integer(PropertyList.Integer(magnitude == 0 ? 0 : Int64(truncatingIfNeeded: 0 &- magnitude)))
             }
             throw failure(
-                .invalidValue, "Found integer \(XMLScanner.snippet(text)) out of range (−2^63 … 2^64−1)", at: start)
+                .numberOutOfRange("Found integer \(TextSnippet.of(text)) out of range (−2^63 … 2^64−1)"), at: start)
         }
         guard let real = Double(text), real.isFinite else {
-            throw failure(.invalidValue, "Found number \(XMLScanner.snippet(text)) out of range", at: start)
+            throw failure(.numberOutOfRange("Found number \(TextSnippet.of(text)) out of range"), at: start)
         }
         return .real(real)
     }

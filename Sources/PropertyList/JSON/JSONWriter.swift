@@ -42,31 +42,21 @@ struct JSONEmitter: ValueVisitor {
             out.appendDecimal(integer)
         case .real(let real):
             guard real.isFinite else {
-                throw WriteFailure(.unrepresentable, "A real that is not finite (\(real)) cannot be written as JSON")
+                throw WriteFailure(.nonFiniteRealInJSON(real))
             }
             out.appendUTF8(real.description)
         case .boolean(let flag):
             if flag { out.append("true") } else { out.append("false") }
         case .date(let seconds):
-            guard options.lossyDatesAndData else {
-                throw WriteFailure(
-                    .unrepresentable, "A date cannot be written as JSON (lossyDatesAndData writes it as a string)")
-            }
+            guard options.lossyDatesAndData else { throw WriteFailure(.dateInJSON) }
             guard let text = CalendarDate.formatISO8601(seconds, fractionDigits: 6) else {
-                throw WriteFailure(
-                    .unrepresentable,
-                    seconds.isFinite
-                        ? "A date outside years 0000…9999 cannot be written as JSON"
-                        : "A date that is not finite cannot be written as JSON")
+                throw WriteFailure(.unwritableDate(format: "JSON", finite: seconds.isFinite))
             }
             out.append(UInt8(ascii: "\""))
             out.append(contentsOf: text)
             out.append(UInt8(ascii: "\""))
         case .data(let bytes):
-            guard options.lossyDatesAndData else {
-                throw WriteFailure(
-                    .unrepresentable, "Data cannot be written as JSON (lossyDatesAndData writes it as base64)")
-            }
+            guard options.lossyDatesAndData else { throw WriteFailure(.dataInJSON) }
             out.append(UInt8(ascii: "\""))
             Base64.encode(bytes, 0..<bytes.count, into: &out)
             out.append(UInt8(ascii: "\""))

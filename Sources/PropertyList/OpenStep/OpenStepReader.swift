@@ -21,24 +21,19 @@ enum OpenStepReader {
     }
 }
 
-/// The byte-level parser behind ``OpenStepReader``: one pass, an explicit stack, no recursion.
-struct OpenStepScanner {
+/// The byte-level parser behind ``OpenStepReader``: one pass, no recursion; the containers it opens live in a
+/// ``ValueBuilder``.
+struct OpenStepScanner: TextScanner {
     let reader: ByteReader
-    let limits: DecodingLimits
+    private var builder: ValueBuilder
     private var position = 0
     private var scratch: [UInt8] = []
+    /// Whether the root is a strings file, a dictionary without braces that ends with the input.
+    private var isStringsFile = false
 
     init(reader: ByteReader, limits: DecodingLimits) {
         self.reader = reader
-        self.limits = limits
-    }
-
-    private func failure(_ code: PropertyListError.Code, _ message: String, at offset: Int) -> PropertyListError {
-        PropertyListError(code, message, at: TextLocation.location(of: offset, in: reader))
-    }
-
-    private func found(at offset: Int) -> String {
-        TextLocation.found(at: offset, in: reader)
+        builder = ValueBuilder(reader: reader, limits: limits)
     }
 
     @inline(__always)
@@ -70,7 +65,7 @@ struct OpenStepScanner {
                 position += 2
                 while true {
                     guard let star = reader.firstIndex(of: UInt8(ascii: "*"), from: position, to: reader.count) else {
-                        throw failure(.malformed, "Found unterminated comment", at: open)
+                        throw failure(.unterminated("comment"), at: open)
                     }
                     position = star + 1
                     if position < reader.count, reader[position] == UInt8(ascii: "/") {
@@ -84,137 +79,130 @@ struct OpenStepScanner {
         }
     }
 
-    private enum Frame { case array, dictionary, stringsFile }
-
     mutating func scanDocument() throws(PropertyListError) -> PropertyList {
         if reader.matches([0xEF, 0xBB, 0xBF], at: 0) { position = 3 }
         try skipBlanks()
         guard position < reader.count else {
-            throw failure(.malformed, "Found no value (the input is empty)", at: position)
+            throw failure(.syntax("Found no value (the input is empty)"), at: position)
         }
-        var frames: [Frame] = []
-        var arrays: [[PropertyList]] = []
-        var dictionaries: [DictionaryBuilder] = []
-        var keys: [String] = []
-
         while true {
-            try skipBlanks()
-            guard position < reader.count else {
-                throw failure(.malformed, "Found the end of the input where a value was expected", at: position)
-            }
-            let offset = position
-            var finished: PropertyList
-            switch reader[position] {
-            case UInt8(ascii: "("), UInt8(ascii: "{"):
-                guard frames.count < limits.maxDepth else {
-                    throw failure(
-                        .limitExceeded, "Too many nested arrays or dictionaries (the limit is \(limits.maxDepth))",
-                        at: offset)
-                }
-                let isArray = reader[position] == UInt8(ascii: "(")
-                position += 1
+            if let root = try scanNextValue() {
                 try skipBlanks()
-                if position < reader.count, reader[position] == (isArray ? UInt8(ascii: ")") : UInt8(ascii: "}")) {
-                    position += 1
-                    finished = isArray ? .array([]) : .dictionary([:])
-                } else if isArray {
-                    frames.append(.array)
-                    arrays.append([])
-                    continue
-                } else {
-                    frames.append(.dictionary)
-                    dictionaries.append(DictionaryBuilder())
-                    keys.append(try scanKey())
-                    continue
+                guard position == reader.count else {
+                    throw failure(.syntax("Found \(found(at: position)) after the root value"), at: position)
                 }
-            case UInt8(ascii: "<"):
-                finished = .data(try scanData())
-            case UInt8(ascii: "\""), UInt8(ascii: "'"):
-                finished = .string(try scanQuoted())
-            case let byte where Self.isUnquoted(byte):
-                finished = .string(scanUnquoted())
-            default:
-                throw failure(.malformed, "Found \(found(at: position)) where a value was expected", at: position)
-            }
-            // Hand the value to its container, then close as many containers as end here.
-            while true {
-                guard let frame = frames.last else {
-                    try skipBlanks()
-                    if position == reader.count { return finished }
-                    // `key = value;` at the top level: a strings file, read as a dictionary.
-                    if reader[position] == UInt8(ascii: "="), case .string(let key) = finished {
-                        position += 1
-                        frames.append(.stringsFile)
-                        dictionaries.append(DictionaryBuilder())
-                        keys.append(key)
-                        break
-                    }
-                    throw failure(.malformed, "Found \(found(at: position)) after the root value", at: position)
-                }
-                if frame == .array {
-                    arrays[arrays.count - 1].append(finished)
-                    try skipBlanks()
-                    guard position < reader.count else {
-                        throw failure(
-                            .malformed, "Found the end of the input where ',' or ')' was expected", at: position)
-                    }
-                    if reader[position] == UInt8(ascii: ",") {
-                        position += 1
-                        try skipBlanks()
-                        // A trailing comma before `)` is allowed.
-                        guard position < reader.count, reader[position] == UInt8(ascii: ")") else { break }
-                    } else if reader[position] != UInt8(ascii: ")") {
-                        throw failure(
-                            .malformed, "Found \(found(at: position)) where ',' or ')' was expected", at: position)
-                    }
-                    position += 1
-                    frames.removeLast()
-                    finished = .array(arrays.removeLast())
-                    continue
-                }
-                let key = keys.removeLast()
-                dictionaries[dictionaries.count - 1].append(key, finished)
-                try skipBlanks()
-                guard position < reader.count, reader[position] == UInt8(ascii: ";") else {
-                    throw failure(
-                        .malformed,
-                        "Found \(found(at: position)) where ';' was expected after the value of key \"\(XMLScanner.snippet(key))\"",
-                        at: position)
-                }
-                position += 1
-                try skipBlanks()
-                let closes =
-                    frame == .dictionary
-                    ? position < reader.count && reader[position] == UInt8(ascii: "}")
-                    : position == reader.count
-                if !closes {
-                    keys.append(try scanKey())
-                    break
-                }
-                if frame == .dictionary { position += 1 }
-                frames.removeLast()
-                finished = .dictionary(dictionaries.removeLast().build())
+                return root
             }
         }
+    }
+
+    /// One value (or the start of a container) and every container it closes; the root once it is complete.
+    private mutating func scanNextValue() throws(PropertyListError) -> PropertyList? {
+        try skipBlanks()
+        guard position < reader.count else {
+            throw failure(.syntax("Found the end of the input where a value was expected"), at: position)
+        }
+        let offset = position
+        let finished: PropertyList?
+        switch reader[position] {
+        case UInt8(ascii: "("):
+            try builder.beginArray(at: offset)
+            position += 1
+            try skipBlanks()
+            guard position < reader.count, reader[position] == UInt8(ascii: ")") else { return nil }
+            position += 1
+            finished = builder.endArray()
+        case UInt8(ascii: "{"):
+            try builder.beginDictionary(at: offset)
+            position += 1
+            try skipBlanks()
+            guard position < reader.count, reader[position] == UInt8(ascii: "}") else {
+                builder.key(try scanKey())
+                return nil
+            }
+            position += 1
+            finished = builder.endDictionary()
+        case UInt8(ascii: "<"):
+            finished = try builder.scalar(.data(try scanData()), at: offset)
+        case let byte where byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") || Self.isUnquoted(byte):
+            let string = Self.isUnquoted(byte) ? scanUnquoted() : try scanQuoted()
+            if builder.depth == 0, try startsStringsFile(key: string, at: offset) { return nil }
+            finished = try builder.scalar(.string(string), at: offset)
+        default:
+            throw failure(.syntax("Found \(found(at: position)) where a value was expected"), at: position)
+        }
+        if let finished { return finished }
+        return try scanSeparatorsAndClosers()
+    }
+
+    /// A root string followed by `=` starts a strings file (`key = value; …` without braces), read as a dictionary.
+    private mutating func startsStringsFile(key: String, at offset: Int) throws(PropertyListError) -> Bool {
+        try skipBlanks()
+        guard position < reader.count, reader[position] == UInt8(ascii: "=") else { return false }
+        position += 1
+        try builder.beginDictionary(at: offset)
+        builder.key(key)
+        isStringsFile = true
+        return true
+    }
+
+    /// After a value inside a container: `,` or `;` (and the next key), or closers, each handing its container on.
+    private mutating func scanSeparatorsAndClosers() throws(PropertyListError) -> PropertyList? {
+        while let container = builder.current {
+            try skipBlanks()
+            if container == .array {
+                guard position < reader.count else {
+                    throw failure(.syntax("Found the end of the input where ',' or ')' was expected"), at: position)
+                }
+                if reader[position] == UInt8(ascii: ",") {
+                    position += 1
+                    try skipBlanks()
+                    // A trailing comma before `)` is allowed.
+                    guard position < reader.count, reader[position] == UInt8(ascii: ")") else { return nil }
+                } else if reader[position] != UInt8(ascii: ")") {
+                    throw failure(.syntax("Found \(found(at: position)) where ',' or ')' was expected"), at: position)
+                }
+                position += 1
+                if let root = builder.endArray() { return root }
+                continue
+            }
+            guard position < reader.count, reader[position] == UInt8(ascii: ";") else {
+                let key = TextSnippet.of(builder.lastKey ?? "")
+                throw failure(
+                    .syntax("Found \(found(at: position)) where ';' was expected after the value of key \"\(key)\""),
+                    at: position)
+            }
+            position += 1
+            try skipBlanks()
+            let bare = isStringsFile && builder.depth == 1
+            let closes =
+                bare ? position == reader.count : position < reader.count && reader[position] == UInt8(ascii: "}")
+            if !closes {
+                builder.key(try scanKey())
+                return nil
+            }
+            if !bare { position += 1 }
+            if let root = builder.endDictionary() { return root }
+        }
+        return nil
     }
 
     /// `key =`: a dictionary key (quoted or unquoted) and its `=`.
     private mutating func scanKey() throws(PropertyListError) -> String {
         try skipBlanks()
         guard position < reader.count else {
-            throw failure(.malformed, "Found the end of the input where a key was expected", at: position)
+            throw failure(.syntax("Found the end of the input where a key was expected"), at: position)
         }
         let key: String
         switch reader[position] {
         case UInt8(ascii: "\""), UInt8(ascii: "'"): key = try scanQuoted()
         case let byte where Self.isUnquoted(byte): key = scanUnquoted()
-        default: throw failure(.malformed, "Found \(found(at: position)) where a key was expected", at: position)
+        default: throw failure(.syntax("Found \(found(at: position)) where a key was expected"), at: position)
         }
         try skipBlanks()
         guard position < reader.count, reader[position] == UInt8(ascii: "=") else {
             throw failure(
-                .malformed,
-                "Found \(found(at: position)) where '=' was expected after key \"\(XMLScanner.snippet(key))\"",
+                .syntax("Found \(found(at: position)) where '=' was expected after key \"\(TextSnippet.of(key))\""),
                 at: position)
         }
         position += 1
@@ -238,7 +226,7 @@ struct OpenStepScanner {
             switch byte {
             case UInt8(ascii: ">"):
                 guard high == nil else {
-                    throw failure(.malformed, "Found an odd number of hex digits in data", at: open)
+                    throw failure(.syntax("Found an odd number of hex digits in data"), at: open)
                 }
                 position += 1
                 return bytes
@@ -247,8 +235,7 @@ struct OpenStepScanner {
             default:
                 let digit = NumberText.hexDigitValue(byte)
                 guard digit < 16 else {
-                    throw failure(
-                        .malformed, "Found \(found(at: position)) in data (expected hex digits)", at: position)
+                    throw failure(.syntax("Found \(found(at: position)) in data (expected hex digits)"), at: position)
                 }
                 if let first = high {
                     bytes.append(first << 4 | digit)
@@ -259,7 +246,7 @@ struct OpenStepScanner {
             }
             position += 1
         }
-        throw failure(.malformed, "Found unterminated data", at: open)
+        throw failure(.unterminated("data"), at: open)
     }
 
     private mutating func scanQuoted() throws(PropertyListError) -> String {
@@ -270,10 +257,10 @@ struct OpenStepScanner {
         while position < reader.count, reader[position] != quote, reader[position] != UInt8(ascii: "\\") {
             position += 1
         }
-        guard position < reader.count else { throw failure(.malformed, "Found unterminated string", at: open) }
+        guard position < reader.count else { throw failure(.unterminated("string"), at: open) }
         if reader[position] == quote {
             guard let string = reader.utf8String(at: start, count: position - start) else {
-                throw failure(.invalidValue, "Found invalid UTF-8 in a string", at: start)
+                throw failure(.invalidEncoding("Found invalid UTF-8 in a string"), at: start)
             }
             position += 1
             return string
@@ -285,7 +272,7 @@ struct OpenStepScanner {
             if byte == quote {
                 position += 1
                 guard let string = validatedUTF8(scratch) else {
-                    throw failure(.invalidValue, "Found invalid UTF-8 in a string", at: start)
+                    throw failure(.invalidEncoding("Found invalid UTF-8 in a string"), at: start)
                 }
                 return string
             }
@@ -296,12 +283,12 @@ struct OpenStepScanner {
                 position += 1
             }
         }
-        throw failure(.malformed, "Found unterminated string", at: open)
+        throw failure(.unterminated("string"), at: open)
     }
 
     private mutating func scanEscape() throws(PropertyListError) {
         let offset = position
-        guard position + 1 < reader.count else { throw failure(.malformed, "Found unterminated string", at: offset) }
+        guard position + 1 < reader.count else { throw failure(.unterminated("string"), at: offset) }
         let byte = reader[position + 1]
         position += 2
         switch byte {
@@ -323,36 +310,39 @@ struct OpenStepScanner {
             }
             guard value < 0x80 else {
                 throw failure(
-                    .unsupported,
-                    "Found octal escape \\\(String(value, radix: 8)), a NeXTSTEP-encoded character (not supported)",
+                    .unsupportedFeature(
+                        "Found octal escape \\\(String(value, radix: 8)), a NeXTSTEP-encoded character (not supported)"),
                     at: offset)
             }
             scratch.append(UInt8(value))
         case UInt8(ascii: "U"), UInt8(ascii: "u"):
             var value = try scanHexUnit(escapeAt: offset)
             if (0xDC00...0xDFFF).contains(value) {
-                throw failure(.invalidValue, "Found an unpaired surrogate \\U\(XMLScanner.hex4(value))", at: offset)
+                throw failure(
+                    .unpairedSurrogate("Found an unpaired surrogate \\U\(TextSnippet.hex4(value))"), at: offset)
             }
             if (0xD800...0xDBFF).contains(value) {
                 let next = position
                 guard next + 1 < reader.count, reader[next] == UInt8(ascii: "\\"),
                     reader[next + 1] | 0x20 == UInt8(ascii: "u")
                 else {
-                    throw failure(.invalidValue, "Found an unpaired surrogate \\U\(XMLScanner.hex4(value))", at: offset)
+                    throw failure(
+                        .unpairedSurrogate("Found an unpaired surrogate \\U\(TextSnippet.hex4(value))"), at: offset)
                 }
                 position += 2
                 let low = try scanHexUnit(escapeAt: next)
                 guard (0xDC00...0xDFFF).contains(low) else {
-                    throw failure(.invalidValue, "Found an unpaired surrogate \\U\(XMLScanner.hex4(value))", at: offset)
+                    throw failure(
+                        .unpairedSurrogate("Found an unpaired surrogate \\U\(TextSnippet.hex4(value))"), at: offset)
                 }
                 value = 0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)
             }
             guard let scalar = Unicode.Scalar(value) else {
-                throw failure(.invalidValue, "Found an invalid \\U escape", at: offset)
+                throw failure(.invalidEscape("Found an invalid \\U escape"), at: offset)
             }
             UTF8.encode(scalar) { scratch.append($0) }
         default:
-            throw failure(.malformed, "Found unknown escape '\\\(XMLScanner.printable(byte))'", at: offset)
+            throw failure(.invalidEscape("Found unknown escape '\\\(TextSnippet.printable(byte))'"), at: offset)
         }
     }
 
@@ -367,7 +357,7 @@ struct OpenStepScanner {
             position += 1
             digits += 1
         }
-        guard digits > 0 else { throw failure(.malformed, "Found \\U without hex digits", at: offset) }
+        guard digits > 0 else { throw failure(.syntax("Found \\U without hex digits"), at: offset) }
         return value
     }
 }

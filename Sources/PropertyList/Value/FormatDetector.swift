@@ -11,7 +11,7 @@ enum FormatDetector {
             index += 1
         }
         guard index < bytes.count else {
-            throw PropertyListError(.unknownFormat, "The input is empty", at: .byteOffset(index))
+            throw PropertyListError(.emptyInput, at: .byteOffset(index))
         }
         switch bytes[index] {
         case UInt8(ascii: "<"):

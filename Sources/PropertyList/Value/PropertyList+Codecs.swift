@@ -77,7 +77,7 @@ extension PropertyList {
         case .binary: try BinaryWriter.write(self)
         case .xml: try XMLWriter.write(self)
         case .json: try JSONWriter.write(self, options: options.json)
-        case .openStep: throw PropertyListError(.unsupported, "The OpenStep format is read only")
+        case .openStep: throw PropertyListError(.readOnlyFormat("The OpenStep format is read only"))
         }
     }
 }

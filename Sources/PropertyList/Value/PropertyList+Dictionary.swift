@@ -306,6 +306,9 @@ struct DictionaryBuilder {
         values.append(value)
     }
 
+    /// The key of the entry appended last.
+    var lastKey: String? { keys.last }
+
     func build() -> PropertyList.Dictionary {
         PropertyList.Dictionary(keys: keys, values: values, uniquingKeysWith: { _, last in last })
     }

@@ -79,13 +79,11 @@ enum ValueWalk {
 /// A writer's failure while it walks a value: the path is collected innermost first as the error unwinds,
 /// so nothing is spent on paths until something fails.
 struct WriteFailure: Error {
-    let code: PropertyListError.Code
-    let message: String
+    let failure: CodecFailure
     var reversedPath: [PathComponent] = []
 
-    init(_ code: PropertyListError.Code, _ message: String) {
-        self.code = code
-        self.message = message
+    init(_ failure: CodecFailure) {
+        self.failure = failure
     }
 
     /// Adds the step that led to the failing value, on the way out.
@@ -97,7 +95,7 @@ struct WriteFailure: Error {
 
     /// The public error, with the rendered path.
     var propertyListError: PropertyListError {
-        PropertyListError(code, message, at: .path(PathComponent.render(reversedPath.reversed())))
+        PropertyListError(failure, at: .path(PathComponent.render(reversedPath.reversed())))
     }
 }
 
@@ -111,10 +109,10 @@ enum WriteLimits {
     static let maxNodes = DecodingLimits.default.maxExpandedNodes
 
     static func depthFailure() -> WriteFailure {
-        WriteFailure(.limitExceeded, "Too many nested arrays or dictionaries (the limit is \(maxDepth))")
+        WriteFailure(.tooDeep(limit: maxDepth, containers: "arrays or dictionaries"))
     }
 
     static func nodeFailure() -> WriteFailure {
-        WriteFailure(.limitExceeded, "Too many values to write (the limit is \(maxNodes))")
+        WriteFailure(.tooManyValues(limit: maxNodes))
     }
 }

@@ -2,7 +2,7 @@
 ///
 /// It walks the input once with an explicit stack (no recursion, so nesting costs heap, not stack), decodes
 /// text only inside scalar elements, and takes a fast path for text without entities, CDATA or comments.
-struct XMLScanner {
+struct XMLScanner: TextScanner {
     /// The element names of the plist vocabulary.
     enum Tag: Equatable {
         case plist, dict, array, key, string, data, date, integer, real, `true`, `false`
@@ -31,29 +31,29 @@ struct XMLScanner {
         case gathered
     }
 
-    /// An open container: its tag and the offset of its start tag.
-    private struct Frame {
+    /// An open element (`<plist>`, `<array>`, `<dict>`): its tag and the offset of its start tag.
+    struct Element {
         let tag: Tag
         let offset: Int
     }
 
     let reader: ByteReader
-    let limits: DecodingLimits
-    private var position = 0
-    private var scratch: [UInt8] = []
+    var builder: ValueBuilder
+    var position = 0
+    var scratch: [UInt8] = []
+    /// The elements open around `position`, outermost first.
+    var elements: [Element] = []
+    /// The value inside `<plist>`, once read.
+    var plistValue: PropertyList?
 
     init(reader: ByteReader, limits: DecodingLimits) {
         self.reader = reader
-        self.limits = limits
+        builder = ValueBuilder(reader: reader, limits: limits)
     }
 
     // MARK: - Errors
 
-    private func failure(_ code: PropertyListError.Code, _ message: String, at offset: Int) -> PropertyListError {
-        PropertyListError(code, message, at: TextLocation.location(of: offset, in: reader))
-    }
-
-    private func describe(offset: Int) -> String {
+    func describe(offset: Int) -> String {
         "\(TextLocation.location(of: offset, in: reader))"
     }
 
@@ -62,7 +62,7 @@ struct XMLScanner {
     mutating func scanDocument() throws(PropertyListError) -> PropertyList {
         let count = reader.count
         if count >= 2, (reader[0] == 0xFE && reader[1] == 0xFF) || (reader[0] == 0xFF && reader[1] == 0xFE) {
-            throw failure(.unsupported, "UTF-16 XML property lists are not supported (only UTF-8)", at: 0)
+            throw failure(.unsupportedEncoding("UTF-16 XML property lists are not supported (only UTF-8)"), at: 0)
         }
         if reader.matches([0xEF, 0xBB, 0xBF], at: 0) { position = 3 }
         let documentStart = position
@@ -70,17 +70,17 @@ struct XMLScanner {
         while true {
             skipWhitespace()
             guard position < count else {
-                throw failure(.malformed, "Found no root element", at: position)
+                throw failure(.syntax("Found no root element"), at: position)
             }
             guard reader[position] == UInt8(ascii: "<") else {
-                throw failure(.malformed, "Found text before the root element", at: position)
+                throw failure(.syntax("Found text before the root element"), at: position)
             }
             if reader.matches(Self.piOpen, at: position) {
                 try skipProcessingInstruction(atDocumentStart: position == documentStart)
             } else if reader.matches(Self.commentOpen, at: position) {
                 try skipComment()
             } else if reader.matches(Self.doctypeOpen, at: position) {
-                guard !sawDoctype else { throw failure(.malformed, "Found a second DOCTYPE", at: position) }
+                guard !sawDoctype else { throw failure(.syntax("Found a second DOCTYPE"), at: position) }
                 try skipDoctype()
                 sawDoctype = true
             } else {
@@ -96,706 +96,101 @@ struct XMLScanner {
             } else if reader.matches(Self.commentOpen, at: position) {
                 try skipComment()
             } else {
-                throw failure(.malformed, "Found content after the root element", at: position)
+                throw failure(.syntax("Found content after the root element"), at: position)
             }
         }
         return value
     }
 
     /// Parses the root element (a `<plist>` wrapper or a bare value) and everything inside it.
-    private mutating func scanRoot() throws(PropertyListError) -> PropertyList {
-        var frames: [Frame] = []
-        var arrays: [[PropertyList]] = []
-        var dictionaries: [DictionaryBuilder] = []
-        var pendingKeys: [String?] = []
-        var plistValue: PropertyList?
-        var depth = 0
-
+    mutating func scanRoot() throws(PropertyListError) -> PropertyList {
         while true {
-            if let frame = frames.last {
-                try skipBetweenElements(inside: frame.tag)
+            if let element = elements.last {
+                try skipBetweenElements(inside: element.tag)
                 guard position < reader.count else {
                     throw failure(
-                        .malformed,
-                        "Found no closing tag for <\(frame.tag.name)> opened \(describe(offset: frame.offset))",
-                        at: position)
+                        .unclosedElement(element.tag.name, openedAt: describe(offset: element.offset)), at: position)
                 }
             }
             // `position` is at a `<` (skipBetweenElements stops only there; the root loop left it there).
-            var finished: PropertyList
+            let finished: PropertyList?
             if position + 1 < reader.count, reader[position + 1] == UInt8(ascii: "/") {
-                guard let frame = frames.popLast() else {
-                    throw failure(.malformed, "Found a closing tag where the root element was expected", at: position)
+                guard let element = elements.popLast() else {
+                    throw failure(.syntax("Found a closing tag where the root element was expected"), at: position)
                 }
-                let endOffset = position
-                try scanEndTag(expecting: frame.tag)
-                switch frame.tag {
-                case .array:
-                    depth -= 1
-                    finished = .array(arrays.removeLast())
-                case .dict:
-                    depth -= 1
-                    if let key = pendingKeys.removeLast() {
-                        throw failure(
-                            .malformed, "Value missing for key \"\(Self.snippet(key))\" inside <dict>", at: endOffset)
-                    }
-                    finished = .dictionary(dictionaries.removeLast().build())
-                default:
-                    // `</plist>`: the document's value is complete.
-                    guard let plistValue else {
-                        throw failure(.malformed, "Found no value inside <plist>", at: endOffset)
-                    }
-                    return plistValue
-                }
+                if element.tag == .plist { return try closePlist() }
+                finished = try closeContainer(element.tag)
             } else {
-                let (tag, selfClosing, offset) = try scanStartTag()
-                let top = frames.last?.tag
-                if top == .dict, pendingKeys[pendingKeys.count - 1] == nil {
-                    guard tag == .key else {
-                        throw failure(.malformed, "Found non-key inside <dict>", at: offset)
-                    }
-                    let key = selfClosing ? "" : try scanString(closing: .key, openedAt: offset)
-                    pendingKeys[pendingKeys.count - 1] = key
-                    continue
-                }
-                switch tag {
-                case .key:
-                    if top == .dict, let key = pendingKeys[pendingKeys.count - 1] {
-                        throw failure(
-                            .malformed, "Value missing for key \"\(Self.snippet(key))\" inside <dict>", at: offset)
-                    }
-                    throw failure(.malformed, "Found <key> \(Self.context(top))", at: offset)
-                case .plist:
-                    guard frames.isEmpty else {
-                        throw failure(.malformed, "Found <plist> \(Self.context(top))", at: offset)
-                    }
-                    guard !selfClosing else {
-                        throw failure(.malformed, "Found no value inside <plist>", at: offset)
-                    }
-                    frames.append(Frame(tag: .plist, offset: offset))
-                    continue
-                default:
-                    break
-                }
-                if top == .plist, plistValue != nil {
-                    throw failure(.malformed, "Found more than one value inside <plist>", at: offset)
-                }
-                switch tag {
-                case .array, .dict:
-                    // Each level costs heap here, but consumers recurse; the budget keeps them safe. An empty
-                    // container counts as a level too, as it does for the writers.
-                    guard depth < limits.maxDepth else {
-                        throw failure(
-                            .limitExceeded,
-                            "Too many nested arrays or dictionaries (the limit is \(limits.maxDepth))",
-                            at: offset)
-                    }
-                    if selfClosing {
-                        finished = tag == .array ? .array([]) : .dictionary([:])
-                    } else {
-                        depth += 1
-                        frames.append(Frame(tag: tag, offset: offset))
-                        if tag == .array {
-                            arrays.append([])
-                        } else {
-                            dictionaries.append(DictionaryBuilder())
-                            pendingKeys.append(nil)
-                        }
-                        continue
-                    }
-                default:
-                    finished = try scanScalar(tag, selfClosing: selfClosing, openedAt: offset)
-                }
+                guard let value = try scanElement() else { continue }
+                finished = value
             }
-            // Deliver the finished value to its parent.
-            guard let parent = frames.last else { return finished }
-            switch parent.tag {
-            case .array:
-                arrays[arrays.count - 1].append(finished)
-            case .dict:
-                // Duplicate keys: the last one wins, as in Apple's reader and in our binary reader.
-                if let key = pendingKeys[pendingKeys.count - 1] {
-                    dictionaries[dictionaries.count - 1].append(key, finished)
-                    pendingKeys[pendingKeys.count - 1] = nil
-                }
-            default:
+            // A finished root goes into `<plist>` when there is one, else it is the document's value.
+            if let finished {
+                guard elements.last?.tag == .plist else { return finished }
                 plistValue = finished
             }
         }
     }
 
-    private static func context(_ tag: Tag?) -> String {
+    /// `</plist>` at `position`: the document's value, complete.
+    mutating func closePlist() throws(PropertyListError) -> PropertyList {
+        let endOffset = position
+        try scanEndTag(expecting: .plist)
+        guard let plistValue else { throw failure(.syntax("Found no value inside <plist>"), at: endOffset) }
+        return plistValue
+    }
+
+    /// `</array>` or `</dict>` at `position`; the container, when it is the root.
+    mutating func closeContainer(_ tag: Tag) throws(PropertyListError) -> PropertyList? {
+        let endOffset = position
+        try scanEndTag(expecting: tag)
+        guard tag == .dict else { return builder.endArray() }
+        if let key = builder.pendingKey { throw failure(.missingValue(key), at: endOffset) }
+        return builder.endDictionary()
+    }
+
+    /// A start tag at `position` and, for a scalar, its content: a key goes to the open dictionary, a
+    /// container is opened (or, self-closing, finished), a scalar is finished. Returns `nil` when nothing was
+    /// finished, or the finished value wrapped (itself `nil` unless it is the root).
+    mutating func scanElement() throws(PropertyListError) -> PropertyList?? {
+        let (tag, selfClosing, offset) = try scanStartTag()
+        let parent = elements.last?.tag
+        if builder.expectsKey {
+            guard tag == .key else { throw failure(.syntax("Found non-key inside <dict>"), at: offset) }
+            builder.key(selfClosing ? "" : try scanString(closing: .key, openedAt: offset))
+            return nil
+        }
+        switch tag {
+        case .key:
+            if let key = builder.pendingKey { throw failure(.missingValue(key), at: offset) }
+            throw failure(.syntax("Found <key> \(Self.context(parent))"), at: offset)
+        case .plist:
+            guard elements.isEmpty else { throw failure(.syntax("Found <plist> \(Self.context(parent))"), at: offset) }
+            guard !selfClosing else { throw failure(.syntax("Found no value inside <plist>"), at: offset) }
+            elements.append(Element(tag: .plist, offset: offset))
+            return nil
+        default:
+            break
+        }
+        if parent == .plist, plistValue != nil {
+            throw failure(.syntax("Found more than one value inside <plist>"), at: offset)
+        }
+        switch tag {
+        case .array, .dict:
+            if tag == .array { try builder.beginArray(at: offset) } else { try builder.beginDictionary(at: offset) }
+            guard selfClosing else {
+                elements.append(Element(tag: tag, offset: offset))
+                return nil
+            }
+            return .some(tag == .array ? builder.endArray() : builder.endDictionary())
+        default:
+            let value = try scanScalar(tag, selfClosing: selfClosing, openedAt: offset)
+            return .some(try builder.scalar(value, at: offset))
+        }
+    }
+
+    static func context(_ tag: Tag?) -> String {
         guard let tag else { return "outside <dict>" }
         return "inside <\(tag.name)>"
-    }
-
-    /// The first 40 characters of `text`, for messages.
-    static func snippet(_ text: String) -> String {
-        text.count <= 40 ? text : String(text.prefix(40)) + "…"
-    }
-
-    // MARK: - Markup
-
-    private static let piOpen: [UInt8] = Array("<?".utf8)
-    private static let commentOpen: [UInt8] = Array("<!--".utf8)
-    private static let cdataOpen: [UInt8] = Array("<![CDATA[".utf8)
-    private static let doctypeOpen: [UInt8] = Array("<!DOCTYPE".utf8)
-
-    @inline(__always)
-    private static func isNameStart(_ byte: UInt8) -> Bool {
-        let lower = byte | 0x20
-        return (lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z")) || byte == UInt8(ascii: "_")
-            || byte == UInt8(ascii: ":") || byte >= 0x80
-    }
-
-    @inline(__always)
-    private static func isNameByte(_ byte: UInt8) -> Bool {
-        isNameStart(byte) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "-")
-            || byte == UInt8(ascii: ".")
-    }
-
-    /// Skips XML whitespace; returns whether there was any.
-    @discardableResult
-    private mutating func skipWhitespace() -> Bool {
-        let start = position
-        while position < reader.count, NumberText.isXMLWhitespace(reader[position]) { position += 1 }
-        return position > start
-    }
-
-    /// The tag named by the `length` bytes at `start`, if it is one of the plist vocabulary. The name's bytes
-    /// are packed little-endian into a `UInt64` and compared with the packed names (no table, no loop).
-    private func tag(at start: Int, length: Int) -> Tag? {
-        guard length >= 3, length <= 7 else { return nil }
-        var packed: UInt64 = 0
-        for index in 0..<length { packed |= UInt64(reader[start + index]) << (8 * UInt64(index)) }
-        switch packed {
-        case 0x79656B: return .key  // "key"
-        case 0x74636964: return .dict  // "dict"
-        case 0x61746164: return .data  // "data"
-        case 0x65746164: return .date  // "date"
-        case 0x6C616572: return .real  // "real"
-        case 0x65757274: return .true  // "true"
-        case 0x7473696C70: return .plist  // "plist"
-        case 0x7961727261: return .array  // "array"
-        case 0x65736C6166: return .false  // "false"
-        case 0x676E69727473: return .string  // "string"
-        case 0x72656765746E69: return .integer  // "integer"
-        default: return nil
-        }
-    }
-
-    /// The name at `start` of `length` bytes, for messages.
-    private func name(at start: Int, length: Int) -> String {
-        Self.snippet(String(decoding: reader.bytes(at: start, count: min(length, 64)), as: UTF8.self))
-    }
-
-    /// Parses a start tag at `position` (a `<`): the name, attributes (only `<plist>` may have them), and `>`
-    /// or `/>`.
-    private mutating func scanStartTag() throws(PropertyListError) -> (tag: Tag, selfClosing: Bool, offset: Int) {
-        let offset = position
-        position += 1
-        let nameStart = position
-        while position < reader.count, Self.isNameByte(reader[position]) { position += 1 }
-        let length = position - nameStart
-        guard length > 0, Self.isNameStart(reader[nameStart]) else {
-            throw failure(.malformed, "Found malformed markup", at: offset)
-        }
-        guard let tag = tag(at: nameStart, length: length) else {
-            throw failure(.malformed, "Found unknown tag <\(name(at: nameStart, length: length))>", at: offset)
-        }
-        while true {
-            let hadSpace = skipWhitespace()
-            guard position < reader.count else {
-                throw failure(.malformed, "Found unterminated tag <\(tag.name)>", at: offset)
-            }
-            let byte = reader[position]
-            if byte == UInt8(ascii: ">") {
-                position += 1
-                return (tag, false, offset)
-            }
-            if byte == UInt8(ascii: "/") {
-                guard position + 1 < reader.count, reader[position + 1] == UInt8(ascii: ">") else {
-                    throw failure(.malformed, "Expected '>' after '/' in <\(tag.name)>", at: position)
-                }
-                position += 2
-                return (tag, true, offset)
-            }
-            guard hadSpace, Self.isNameStart(byte) else {
-                throw failure(
-                    .malformed, "Found unexpected character '\(Self.printable(byte))' in tag <\(tag.name)>",
-                    at: position)
-            }
-            try scanAttribute(of: tag)
-        }
-    }
-
-    /// Parses `name = "value"` (or single quotes) at `position`.
-    private mutating func scanAttribute(of tag: Tag) throws(PropertyListError) {
-        let nameStart = position
-        while position < reader.count, Self.isNameByte(reader[position]) { position += 1 }
-        guard tag == .plist else {
-            throw failure(
-                .malformed,
-                "Found unexpected attribute \"\(name(at: nameStart, length: position - nameStart))\" on <\(tag.name)>",
-                at: nameStart)
-        }
-        skipWhitespace()
-        guard position < reader.count, reader[position] == UInt8(ascii: "=") else {
-            throw failure(.malformed, "Expected '=' after an attribute name in <\(tag.name)>", at: position)
-        }
-        position += 1
-        skipWhitespace()
-        guard position < reader.count, reader[position] == UInt8(ascii: "\"") || reader[position] == UInt8(ascii: "'")
-        else {
-            throw failure(.malformed, "Expected a quoted attribute value in <\(tag.name)>", at: position)
-        }
-        let quote = reader[position]
-        let valueStart = position
-        position += 1
-        while position < reader.count, reader[position] != quote {
-            let byte = reader[position]
-            guard byte != UInt8(ascii: "<"), byte != UInt8(ascii: "&"), byte >= 0x20 || byte == 0x09 else {
-                throw failure(.malformed, "Found '\(Self.printable(byte))' in an attribute value", at: position)
-            }
-            position += 1
-        }
-        guard position < reader.count else {
-            throw failure(.malformed, "Found unterminated attribute value in <\(tag.name)>", at: valueStart)
-        }
-        position += 1
-    }
-
-    /// Parses `</name>` at `position` and checks the name.
-    private mutating func scanEndTag(expecting expected: Tag) throws(PropertyListError) {
-        let offset = position
-        position += 2
-        let nameStart = position
-        while position < reader.count, Self.isNameByte(reader[position]) { position += 1 }
-        let length = position - nameStart
-        guard tag(at: nameStart, length: length) == expected else {
-            throw failure(
-                .malformed,
-                "Found </\(name(at: nameStart, length: length))> where </\(expected.name)> was expected", at: offset)
-        }
-        skipWhitespace()
-        guard position < reader.count, reader[position] == UInt8(ascii: ">") else {
-            throw failure(.malformed, "Found unterminated closing tag </\(expected.name)>", at: offset)
-        }
-        position += 1
-    }
-
-    /// Skips `<!-- … -->` at `position`. `--` inside a comment is an error, as in XML 1.0.
-    private mutating func skipComment() throws(PropertyListError) {
-        let offset = position
-        position += 4
-        while let dash = reader.firstIndex(of: UInt8(ascii: "-"), from: position, to: reader.count) {
-            if dash + 1 < reader.count, reader[dash + 1] == UInt8(ascii: "-") {
-                guard dash + 2 < reader.count, reader[dash + 2] == UInt8(ascii: ">") else {
-                    throw failure(.malformed, "Found '--' inside a comment", at: dash)
-                }
-                position = dash + 3
-                return
-            }
-            position = dash + 1
-        }
-        throw failure(.malformed, "Found unterminated comment", at: offset)
-    }
-
-    /// Skips `<? … ?>` at `position`. An XML declaration must come first and name UTF-8 (or US-ASCII).
-    private mutating func skipProcessingInstruction(atDocumentStart: Bool) throws(PropertyListError) {
-        let offset = position
-        position += 2
-        let targetStart = position
-        while position < reader.count, Self.isNameByte(reader[position]) { position += 1 }
-        let target = position - targetStart
-        guard target > 0 else { throw failure(.malformed, "Found malformed processing instruction", at: offset) }
-        var end = position
-        while true {
-            guard let question = reader.firstIndex(of: UInt8(ascii: "?"), from: end, to: reader.count) else {
-                throw failure(.malformed, "Found unterminated processing instruction", at: offset)
-            }
-            if question + 1 < reader.count, reader[question + 1] == UInt8(ascii: ">") {
-                end = question
-                break
-            }
-            end = question + 1
-        }
-        let isDeclaration =
-            target == 3 && reader[targetStart] | 0x20 == UInt8(ascii: "x")
-            && reader[targetStart + 1] | 0x20 == UInt8(ascii: "m")
-            && reader[targetStart + 2] | 0x20 == UInt8(ascii: "l")
-        if isDeclaration {
-            guard atDocumentStart else {
-                throw failure(.malformed, "Found an XML declaration after the start of the document", at: offset)
-            }
-            try checkEncoding(from: position, to: end)
-        }
-        position = end + 2
-    }
-
-    /// Checks the `encoding` pseudo-attribute of an XML declaration, if present, in `start..<end`.
-    private func checkEncoding(from start: Int, to end: Int) throws(PropertyListError) {
-        let word = Array("encoding".utf8)
-        var index = start
-        while index + word.count <= end, !reader.matches(word, at: index) { index += 1 }
-        guard index + word.count <= end else { return }
-        index += word.count
-        while index < end, reader[index] != UInt8(ascii: "\"") && reader[index] != UInt8(ascii: "'") { index += 1 }
-        guard index < end else { return }
-        let quote = reader[index]
-        let valueStart = index + 1
-        guard let valueEnd = reader.firstIndex(of: quote, from: valueStart, to: end) else { return }
-        let value = String(decoding: reader.bytes(at: valueStart, count: valueEnd - valueStart), as: UTF8.self)
-        switch value.lowercased() {
-        case "utf-8", "utf8", "us-ascii", "ascii":
-            return
-        default:
-            throw failure(
-                .unsupported, "Found unsupported encoding \"\(Self.snippet(value))\" (only UTF-8 is read)",
-                at: valueStart)
-        }
-    }
-
-    /// Skips `<!DOCTYPE name [PUBLIC "…" "…" | SYSTEM "…"]>` at `position`. An internal subset (`[`) is
-    /// refused: it is where entities are declared, and nothing declared there is ever expanded or fetched.
-    private mutating func skipDoctype() throws(PropertyListError) {
-        let offset = position
-        position += Self.doctypeOpen.count
-        while position < reader.count {
-            let byte = reader[position]
-            switch byte {
-            case UInt8(ascii: ">"):
-                position += 1
-                return
-            case UInt8(ascii: "["):
-                throw failure(
-                    .unsupported,
-                    "Found an internal DTD subset; XML entity declarations are not supported in property lists",
-                    at: position)
-            case UInt8(ascii: "\""), UInt8(ascii: "'"):
-                guard let close = reader.firstIndex(of: byte, from: position + 1, to: reader.count) else {
-                    throw failure(.malformed, "Found unterminated DOCTYPE", at: offset)
-                }
-                position = close + 1
-            case UInt8(ascii: "<"):
-                throw failure(.malformed, "Found '<' inside the DOCTYPE", at: position)
-            default:
-                position += 1
-            }
-        }
-        throw failure(.malformed, "Found unterminated DOCTYPE", at: offset)
-    }
-
-    /// Skips whitespace, comments, processing instructions and whitespace character references between the
-    /// elements of a container, stopping at the next tag (or the end of the input).
-    private mutating func skipBetweenElements(inside tag: Tag) throws(PropertyListError) {
-        while position < reader.count {
-            let byte = reader[position]
-            if NumberText.isXMLWhitespace(byte) {
-                position += 1
-            } else if byte == UInt8(ascii: "<") {
-                // Most `<` here start a tag: look at one byte before comparing longer openers.
-                let next = position + 1 < reader.count ? reader[position + 1] : 0
-                if next == UInt8(ascii: "!"), reader.matches(Self.commentOpen, at: position) {
-                    try skipComment()
-                } else if next == UInt8(ascii: "?") {
-                    try skipProcessingInstruction(atDocumentStart: false)
-                } else {
-                    return
-                }
-            } else if byte == UInt8(ascii: "&") {
-                // `&#32;` is whitespace in disguise; any other reference is text, which has no place here.
-                let (scalar, next) = try decodeReference(at: position)
-                guard scalar.value < 0x80, NumberText.isXMLWhitespace(UInt8(scalar.value)) else {
-                    throw failure(.malformed, "Found text inside <\(tag.name)>", at: position)
-                }
-                position = next
-            } else {
-                throw failure(.malformed, "Found text inside <\(tag.name)>", at: position)
-            }
-        }
-    }
-
-    // MARK: - Text
-
-    /// Decodes the reference (`&name;`, `&#…;`, `&#x…;`) at `offset`; returns its scalar and the offset after it.
-    private func decodeReference(at offset: Int) throws(PropertyListError) -> (Unicode.Scalar, Int) {
-        var index = offset + 1
-        if index < reader.count, reader[index] == UInt8(ascii: "#") {
-            index += 1
-            var base: UInt32 = 10
-            if index < reader.count, reader[index] == UInt8(ascii: "x") {
-                base = 16
-                index += 1
-            }
-            let digitsStart = index
-            var value: UInt32 = 0
-            while index < reader.count {
-                let digit = UInt32(NumberText.hexDigitValue(reader[index]))
-                guard digit < base else { break }
-                // Eight digits hold every scalar; more is an attack on the arithmetic, not a character.
-                guard index - digitsStart < 8 else {
-                    throw failure(.malformed, "Found a character reference that is too long", at: offset)
-                }
-                value = value * base + digit
-                index += 1
-            }
-            guard index > digitsStart, index < reader.count, reader[index] == UInt8(ascii: ";") else {
-                throw failure(.malformed, "Found a malformed character reference", at: offset)
-            }
-            let allowed =
-                value == 0x9 || value == 0xA || value == 0xD || (0x20...0xD7FF).contains(value)
-                || (0xE000...0xFFFD).contains(value) || (0x10000...0x10FFFF).contains(value)
-            guard allowed, let scalar = Unicode.Scalar(value) else {
-                throw failure(
-                    .invalidValue,
-                    "Found a character reference to U+\(String(value, radix: 16, uppercase: true)), which XML does not allow",
-                    at: offset)
-            }
-            return (scalar, index + 1)
-        }
-        let nameStart = index
-        while index < reader.count, index - nameStart < 32, Self.isNameByte(reader[index]), reader[index] < 0x80 {
-            index += 1
-        }
-        let name = String(decoding: reader.bytes(at: nameStart, count: index - nameStart), as: UTF8.self)
-        guard !name.isEmpty else {
-            throw failure(.malformed, "Found '&' that does not start an entity reference (write &amp;)", at: offset)
-        }
-        guard index < reader.count, reader[index] == UInt8(ascii: ";") else {
-            throw failure(.malformed, "Found entity reference &\(name) without its terminating ';'", at: offset)
-        }
-        let scalar: Unicode.Scalar
-        switch name {
-        case "lt": scalar = "<"
-        case "gt": scalar = ">"
-        case "amp": scalar = "&"
-        case "apos": scalar = "'"
-        case "quot": scalar = "\""
-        default:
-            throw failure(
-                .malformed, "Found unknown entity &\(name); (entities are never declared or expanded)", at: offset)
-        }
-        return (scalar, index + 1)
-    }
-
-    /// Reads the text of a scalar element up to its closing tag, which it consumes.
-    private mutating func scanText(closing tag: Tag, openedAt tagOffset: Int) throws(PropertyListError) -> Text {
-        let start = position
-        var runStart = position
-        var gathered = false
-        let count = reader.count
-        while position < count {
-            let byte = reader[position]
-            // Fast filter: only controls, `&`, `<` and the 0xEF lead of U+FFFE/U+FFFF need a look.
-            if byte >= 0x20 && byte != 0x26 && byte != 0x3C && byte != 0xEF {
-                position = reader.skipPlainXMLText(from: position + 1)
-                continue
-            }
-            switch byte {
-            case UInt8(ascii: "<"):
-                let markup = position
-                if markup + 1 < count, reader[markup + 1] == UInt8(ascii: "/") {
-                    try scanEndTag(expecting: tag)
-                    if !gathered { return .region(start: start, count: markup - start) }
-                    reader.append(from: runStart, count: markup - runStart, to: &scratch)
-                    return .gathered
-                }
-                if !gathered {
-                    scratch.removeAll(keepingCapacity: true)
-                    gathered = true
-                }
-                reader.append(from: runStart, count: markup - runStart, to: &scratch)
-                if reader.matches(Self.commentOpen, at: markup) {
-                    try skipComment()
-                } else if reader.matches(Self.cdataOpen, at: markup) {
-                    try gatherCDATA()
-                } else if reader.matches(Self.piOpen, at: markup) {
-                    try skipProcessingInstruction(atDocumentStart: false)
-                } else {
-                    throw failure(.malformed, "Found unexpected markup inside <\(tag.name)>", at: markup)
-                }
-                runStart = position
-            case UInt8(ascii: "&"):
-                if !gathered {
-                    scratch.removeAll(keepingCapacity: true)
-                    gathered = true
-                }
-                reader.append(from: runStart, count: position - runStart, to: &scratch)
-                let (scalar, next) = try decodeReference(at: position)
-                UTF8.encode(scalar) { scratch.append($0) }
-                position = next
-                runStart = position
-            case 0xEF:
-                try checkNoncharacter(at: position)
-                position += 1
-            case ..<0x20:
-                try checkControl(byte, at: position)
-                position += 1
-            default:
-                position += 1
-            }
-        }
-        throw failure(.malformed, "Found no closing tag for <\(tag.name)>", at: tagOffset)
-    }
-
-    /// Appends the content of `<![CDATA[ … ]]>` at `position` to `scratch`.
-    private mutating func gatherCDATA() throws(PropertyListError) {
-        let offset = position
-        let contentStart = position + Self.cdataOpen.count
-        var index = contentStart
-        while index < reader.count {
-            let byte = reader[index]
-            if byte == UInt8(ascii: "]"), index + 2 < reader.count, reader[index + 1] == UInt8(ascii: "]"),
-                reader[index + 2] == UInt8(ascii: ">")
-            {
-                reader.append(from: contentStart, count: index - contentStart, to: &scratch)
-                position = index + 3
-                return
-            }
-            if byte < 0x20 { try checkControl(byte, at: index) }
-            if byte == 0xEF { try checkNoncharacter(at: index) }
-            index += 1
-        }
-        throw failure(.malformed, "Found unterminated CDATA section", at: offset)
-    }
-
-    @inline(__always)
-    private func checkControl(_ byte: UInt8, at offset: Int) throws(PropertyListError) {
-        guard byte == 0x09 || byte == 0x0A || byte == 0x0D else {
-            throw failure(
-                .malformed, "Found control character U+\(Self.hex4(UInt32(byte))), which XML does not allow", at: offset
-            )
-        }
-    }
-
-    @inline(__always)
-    private func checkNoncharacter(at offset: Int) throws(PropertyListError) {
-        if offset + 2 < reader.count, reader[offset + 1] == 0xBF, reader[offset + 2] & 0xFE == 0xBE {
-            let scalar: UInt32 = reader[offset + 2] == 0xBE ? 0xFFFE : 0xFFFF
-            throw failure(.malformed, "Found character U+\(Self.hex4(scalar)), which XML does not allow", at: offset)
-        }
-    }
-
-    static func hex4(_ value: UInt32) -> String {
-        let digits = String(value, radix: 16, uppercase: true)
-        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
-    }
-
-    static func printable(_ byte: UInt8) -> String {
-        byte >= 0x20 && byte < 0x7F ? String(UnicodeScalar(byte)) : "\\u{" + String(byte, radix: 16) + "}"
-    }
-
-    /// Calls `body` with the text's byte count and an accessor for its bytes.
-    private func withText<Result>(_ text: Text, _ body: (Int, (Int) -> UInt8) -> Result) -> Result {
-        switch text {
-        case .region(let start, let count):
-            let reader = self.reader
-            return body(count) { reader[start + $0] }
-        case .gathered:
-            let bytes = scratch
-            return body(bytes.count) { bytes[$0] }
-        }
-    }
-
-    /// The text as a string; invalid UTF-8 is an error.
-    private func string(_ text: Text, at offset: Int) throws(PropertyListError) -> String {
-        let decoded: String?
-        switch text {
-        case .region(let start, let count): decoded = reader.utf8String(at: start, count: count)
-        case .gathered: decoded = validatedUTF8(scratch)
-        }
-        guard let decoded else { throw failure(.invalidValue, "Found invalid UTF-8", at: offset) }
-        return decoded
-    }
-
-    /// The text for a message: lossy, shortened.
-    private func snippet(_ text: Text) -> String {
-        switch text {
-        case .region(let start, let count):
-            Self.snippet(String(decoding: reader.bytes(at: start, count: min(count, 200)), as: UTF8.self))
-        case .gathered:
-            Self.snippet(String(decoding: scratch.prefix(200), as: UTF8.self))
-        }
-    }
-
-    private mutating func scanString(closing tag: Tag, openedAt offset: Int) throws(PropertyListError) -> String {
-        let contentStart = position
-        let text = try scanText(closing: tag, openedAt: offset)
-        return try string(text, at: contentStart)
-    }
-
-    // MARK: - Scalars
-
-    private mutating func scanScalar(
-        _ tag: Tag, selfClosing: Bool, openedAt offset: Int
-    ) throws(PropertyListError) -> PropertyList {
-        switch tag {
-        case .string:
-            return .string(selfClosing ? "" : try scanString(closing: .string, openedAt: offset))
-        case .true, .false:
-            if !selfClosing {
-                let contentStart = position
-                let text = try scanText(closing: tag, openedAt: offset)
-                let blank = withText(text) { count, byte in
-                    (0..<count).allSatisfy { NumberText.isXMLWhitespace(byte($0)) }
-                }
-                guard blank else { throw failure(.malformed, "Found text inside <\(tag.name)>", at: contentStart) }
-            }
-            return .boolean(tag == .true)
-        case .data:
-            if selfClosing { return .data([]) }
-            let contentStart = position
-            let text = try scanText(closing: .data, openedAt: offset)
-            let bytes: [UInt8]? = withText(text) { count, byte in
-                var decoder = Base64Decoder(expectedInputCount: count)
-                for index in 0..<count where !decoder.feed(byte(index)) { return nil }
-                return decoder.isComplete ? decoder.output : nil
-            }
-            guard let bytes else { throw failure(.invalidValue, "Found invalid base64 in <data>", at: contentStart) }
-            return .data(bytes)
-        case .integer:
-            guard !selfClosing else { throw failure(.invalidValue, "Found empty <integer>", at: offset) }
-            let contentStart = position
-            let text = try scanText(closing: .integer, openedAt: offset)
-            switch withText(text, { count, byte in NumberText.parseInteger(count: count, byte: byte) }) {
-            case .value(let integer):
-                return .integer(integer)
-            case .syntax:
-                throw failure(.invalidValue, "Found invalid integer \"\(snippet(text))\"", at: contentStart)
-            case .outOfRange:
-                throw failure(
-                    .invalidValue,
-                    "Found integer \(snippet(text)) out of range (−2^63 … 2^64−1)", at: contentStart)
-            }
-        case .real:
-            guard !selfClosing else { throw failure(.invalidValue, "Found empty <real>", at: offset) }
-            let contentStart = position
-            let text = try scanText(closing: .real, openedAt: offset)
-            guard let string = try? string(text, at: contentStart), let value = NumberText.parseReal(string) else {
-                throw failure(.invalidValue, "Found invalid real \"\(snippet(text))\"", at: contentStart)
-            }
-            return .real(value)
-        case .date:
-            guard !selfClosing else { throw failure(.invalidValue, "Found empty <date>", at: offset) }
-            let contentStart = position
-            let text = try scanText(closing: .date, openedAt: offset)
-            let seconds = withText(text) { count, byte in
-                var start = 0
-                var end = count
-                while start < end, NumberText.isXMLWhitespace(byte(start)) { start += 1 }
-                while end > start, NumberText.isXMLWhitespace(byte(end - 1)) { end -= 1 }
-                return CalendarDate.parseISO8601(count: end - start) { byte(start + $0) }
-            }
-            guard let seconds else {
-                throw failure(
-                    .invalidValue, "Found invalid date \"\(snippet(text))\" (expected YYYY-MM-DDTHH:MM:SSZ)",
-                    at: contentStart)
-            }
-            return .date(seconds)
-        case .plist, .dict, .array, .key:
-            // Containers and keys are handled by the caller; reaching here is a programming error.
-            preconditionFailure("scanScalar called for <\(tag.name)>")
-        }
     }
 }

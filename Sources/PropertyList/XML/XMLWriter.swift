@@ -64,11 +64,7 @@ struct XMLEmitter: ValueVisitor {
         case .date(let seconds):
             out.append("<date>")
             guard CalendarDate.appendISO8601(seconds, to: &out) else {
-                throw WriteFailure(
-                    .unrepresentable,
-                    seconds.isFinite
-                        ? "A date outside years 0000…9999 cannot be written as XML"
-                        : "A date that is not finite cannot be written as XML")
+                throw WriteFailure(.unwritableDate(format: "XML", finite: seconds.isFinite))
             }
             out.append("</date>\n")
         case .data(let bytes):
@@ -125,8 +121,7 @@ struct XMLEmitter: ValueVisitor {
                 }
             }
         case .forbidden(let scalar):
-            throw WriteFailure(
-                .unrepresentable, "A string holds U+\(XMLScanner.hex4(scalar)), which XML 1.0 cannot hold")
+            throw WriteFailure(.unwritableCharacter(scalar, format: "XML 1.0"))
         }
     }
 

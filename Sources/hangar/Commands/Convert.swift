@@ -57,8 +57,7 @@ struct Convert: ParsableCommand {
                 bytes = try value.encoded(as: target.format, options: options)
             } catch {
                 let refusedDateOrData =
-                    target == .json && error.code == .unrepresentable && !lossy
-                    && (error.message.hasPrefix("A date") || error.message.hasPrefix("Data"))
+                    (error.reason == .dateInJSON || error.reason == .dataInJSON) && !lossy
                 guard refusedDateOrData else { throw FileFailure(path: file, error) }
                 throw FileFailure(path: file, reason: "\(error); --lossy writes dates and data as strings")
             }

@@ -1,0 +1,283 @@
+// Tags, attributes, comments, processing instructions and the DOCTYPE: the markup between values.
+
+extension XMLScanner {
+    static let piOpen: [UInt8] = Array("<?".utf8)
+    static let commentOpen: [UInt8] = Array("<!--".utf8)
+    static let cdataOpen: [UInt8] = Array("<![CDATA[".utf8)
+    static let doctypeOpen: [UInt8] = Array("<!DOCTYPE".utf8)
+
+    @inline(__always)
+    static func isNameStart(_ byte: UInt8) -> Bool {
+        let lower = byte | 0x20
+        return (lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z")) || byte == UInt8(ascii: "_")
+            || byte == UInt8(ascii: ":") || byte >= 0x80
+    }
+
+    @inline(__always)
+    static func isNameByte(_ byte: UInt8) -> Bool {
+        isNameStart(byte) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "-")
+            || byte == UInt8(ascii: ".")
+    }
+
+    /// Skips XML whitespace; returns whether there was any.
+    @discardableResult
+    mutating func skipWhitespace() -> Bool {
+        let start = position
+        while position < reader.count, NumberText.isXMLWhitespace(reader[position]) { position += 1 }
+        return position > start
+    }
+
+    /// The tag named by the `length` bytes at `start`, if it is one of the plist vocabulary. The name's bytes
+    /// are packed little-endian into a `UInt64` and compared with the packed names (no table, no loop).
+    func tag(at start: Int, length: Int) -> Tag? {
+        guard length >= 3, length <= 7 else { return nil }
+        var packed: UInt64 = 0
+        for index in 0..<length { packed |= UInt64(reader[start + index]) << (8 * UInt64(index)) }
+        switch packed {
+        case 0x79656B: return .key  // "key"
+        case 0x74636964: return .dict  // "dict"
+        case 0x61746164: return .data  // "data"
+        case 0x65746164: return .date  // "date"
+        case 0x6C616572: return .real  // "real"
+        case 0x65757274: return .true  // "true"
+        case 0x7473696C70: return .plist  // "plist"
+        case 0x7961727261: return .array  // "array"
+        case 0x65736C6166: return .false  // "false"
+        case 0x676E69727473: return .string  // "string"
+        case 0x72656765746E69: return .integer  // "integer"
+        default: return nil
+        }
+    }
+
+    /// The name at `start` of `length` bytes, for messages.
+    func name(at start: Int, length: Int) -> String {
+        TextSnippet.of(String(decoding: reader.bytes(at: start, count: min(length, 64)), as: UTF8.self))
+    }
+
+    /// Parses a start tag at `position` (a `<`): the name, attributes (only `<plist>` may have them), and `>`
+    /// or `/>`.
+    mutating func scanStartTag() throws(PropertyListError) -> (tag: Tag, selfClosing: Bool, offset: Int) {
+        let offset = position
+        position += 1
+        let nameStart = position
+        while position < reader.count, Self.isNameByte(reader[position]) { position += 1 }
+        let length = position - nameStart
+        guard length > 0, Self.isNameStart(reader[nameStart]) else {
+            throw failure(.syntax("Found malformed markup"), at: offset)
+        }
+        guard let tag = tag(at: nameStart, length: length) else {
+            throw failure(.syntax("Found unknown tag <\(name(at: nameStart, length: length))>"), at: offset)
+        }
+        while true {
+            let hadSpace = skipWhitespace()
+            guard position < reader.count else {
+                throw failure(.unterminated("tag <\(tag.name)>"), at: offset)
+            }
+            let byte = reader[position]
+            if byte == UInt8(ascii: ">") {
+                position += 1
+                return (tag, false, offset)
+            }
+            if byte == UInt8(ascii: "/") {
+                guard position + 1 < reader.count, reader[position + 1] == UInt8(ascii: ">") else {
+                    throw failure(.syntax("Expected '>' after '/' in <\(tag.name)>"), at: position)
+                }
+                position += 2
+                return (tag, true, offset)
+            }
+            guard hadSpace, Self.isNameStart(byte) else {
+                throw failure(
+                    .syntax("Found unexpected character '\(TextSnippet.printable(byte))' in tag <\(tag.name)>"),
+                    at: position)
+            }
+            try scanAttribute(of: tag)
+        }
+    }
+
+    /// Parses `name = "value"` (or single quotes) at `position`.
+    mutating func scanAttribute(of tag: Tag) throws(PropertyListError) {
+        let nameStart = position
+        while position < reader.count, Self.isNameByte(reader[position]) { position += 1 }
+        guard tag == .plist else {
+            throw failure(
+                .syntax(
+                    "Found unexpected attribute \"\(name(at: nameStart, length: position - nameStart))\" on <\(tag.name)>"
+                ), at: nameStart)
+        }
+        skipWhitespace()
+        guard position < reader.count, reader[position] == UInt8(ascii: "=") else {
+            throw failure(.syntax("Expected '=' after an attribute name in <\(tag.name)>"), at: position)
+        }
+        position += 1
+        skipWhitespace()
+        guard position < reader.count, reader[position] == UInt8(ascii: "\"") || reader[position] == UInt8(ascii: "'")
+        else {
+            throw failure(.syntax("Expected a quoted attribute value in <\(tag.name)>"), at: position)
+        }
+        let quote = reader[position]
+        let valueStart = position
+        position += 1
+        while position < reader.count, reader[position] != quote {
+            let byte = reader[position]
+            guard byte != UInt8(ascii: "<"), byte != UInt8(ascii: "&"), byte >= 0x20 || byte == 0x09 else {
+                throw failure(.syntax("Found '\(TextSnippet.printable(byte))' in an attribute value"), at: position)
+            }
+            position += 1
+        }
+        guard position < reader.count else {
+            throw failure(.unterminated("attribute value in <\(tag.name)>"), at: valueStart)
+        }
+        position += 1
+    }
+
+    /// Parses `</name>` at `position` and checks the name.
+    mutating func scanEndTag(expecting expected: Tag) throws(PropertyListError) {
+        let offset = position
+        position += 2
+        let nameStart = position
+        while position < reader.count, Self.isNameByte(reader[position]) { position += 1 }
+        let length = position - nameStart
+        guard tag(at: nameStart, length: length) == expected else {
+            throw failure(
+                .syntax("Found </\(name(at: nameStart, length: length))> where </\(expected.name)> was expected"),
+                at: offset)
+        }
+        skipWhitespace()
+        guard position < reader.count, reader[position] == UInt8(ascii: ">") else {
+            throw failure(.unterminated("closing tag </\(expected.name)>"), at: offset)
+        }
+        position += 1
+    }
+
+    /// Skips `<!-- … -->` at `position`. `--` inside a comment is an error, as in XML 1.0.
+    mutating func skipComment() throws(PropertyListError) {
+        let offset = position
+        position += 4
+        while let dash = reader.firstIndex(of: UInt8(ascii: "-"), from: position, to: reader.count) {
+            if dash + 1 < reader.count, reader[dash + 1] == UInt8(ascii: "-") {
+                guard dash + 2 < reader.count, reader[dash + 2] == UInt8(ascii: ">") else {
+                    throw failure(.syntax("Found '--' inside a comment"), at: dash)
+                }
+                position = dash + 3
+                return
+            }
+            position = dash + 1
+        }
+        throw failure(.unterminated("comment"), at: offset)
+    }
+
+    /// Skips `<? … ?>` at `position`. An XML declaration must come first and name UTF-8 (or US-ASCII).
+    mutating func skipProcessingInstruction(atDocumentStart: Bool) throws(PropertyListError) {
+        let offset = position
+        position += 2
+        let targetStart = position
+        while position < reader.count, Self.isNameByte(reader[position]) { position += 1 }
+        let target = position - targetStart
+        guard target > 0 else { throw failure(.syntax("Found malformed processing instruction"), at: offset) }
+        var end = position
+        while true {
+            guard let question = reader.firstIndex(of: UInt8(ascii: "?"), from: end, to: reader.count) else {
+                throw failure(.unterminated("processing instruction"), at: offset)
+            }
+            if question + 1 < reader.count, reader[question + 1] == UInt8(ascii: ">") {
+                end = question
+                break
+            }
+            end = question + 1
+        }
+        let isDeclaration =
+            target == 3 && reader[targetStart] | 0x20 == UInt8(ascii: "x")
+            && reader[targetStart + 1] | 0x20 == UInt8(ascii: "m")
+            && reader[targetStart + 2] | 0x20 == UInt8(ascii: "l")
+        if isDeclaration {
+            guard atDocumentStart else {
+                throw failure(.syntax("Found an XML declaration after the start of the document"), at: offset)
+            }
+            try checkEncoding(from: position, to: end)
+        }
+        position = end + 2
+    }
+
+    /// Checks the `encoding` pseudo-attribute of an XML declaration, if present, in `start..<end`.
+    func checkEncoding(from start: Int, to end: Int) throws(PropertyListError) {
+        let word = Array("encoding".utf8)
+        var index = start
+        while index + word.count <= end, !reader.matches(word, at: index) { index += 1 }
+        guard index + word.count <= end else { return }
+        index += word.count
+        while index < end, reader[index] != UInt8(ascii: "\"") && reader[index] != UInt8(ascii: "'") { index += 1 }
+        guard index < end else { return }
+        let quote = reader[index]
+        let valueStart = index + 1
+        guard let valueEnd = reader.firstIndex(of: quote, from: valueStart, to: end) else { return }
+        let value = String(decoding: reader.bytes(at: valueStart, count: valueEnd - valueStart), as: UTF8.self)
+        switch value.lowercased() {
+        case "utf-8", "utf8", "us-ascii", "ascii":
+            return
+        default:
+            throw failure(
+                .unsupportedEncoding("Found unsupported encoding \"\(TextSnippet.of(value))\" (only UTF-8 is read)"),
+                at: valueStart)
+        }
+    }
+
+    /// Skips `<!DOCTYPE name [PUBLIC "…" "…" | SYSTEM "…"]>` at `position`. An internal subset (`[`) is
+    /// refused: it is where entities are declared, and nothing declared there is ever expanded or fetched.
+    mutating func skipDoctype() throws(PropertyListError) {
+        let offset = position
+        position += Self.doctypeOpen.count
+        while position < reader.count {
+            let byte = reader[position]
+            switch byte {
+            case UInt8(ascii: ">"):
+                position += 1
+                return
+            case UInt8(ascii: "["):
+                throw failure(
+                    .unsupportedFeature(
+                        "Found an internal DTD subset; XML entity declarations are not supported in property lists"),
+                    at: position)
+            case UInt8(ascii: "\""), UInt8(ascii: "'"):
+                guard let close = reader.firstIndex(of: byte, from: position + 1, to: reader.count) else {
+                    throw failure(.unterminated("DOCTYPE"), at: offset)
+                }
+                position = close + 1
+            case UInt8(ascii: "<"):
+                throw failure(.syntax("Found '<' inside the DOCTYPE"), at: position)
+            default:
+                position += 1
+            }
+        }
+        throw failure(.unterminated("DOCTYPE"), at: offset)
+    }
+
+    /// Skips whitespace, comments, processing instructions and whitespace character references between the
+    /// elements of a container, stopping at the next tag (or the end of the input).
+    mutating func skipBetweenElements(inside tag: Tag) throws(PropertyListError) {
+        while position < reader.count {
+            let byte = reader[position]
+            if NumberText.isXMLWhitespace(byte) {
+                position += 1
+            } else if byte == UInt8(ascii: "<") {
+                // Most `<` here start a tag: look at one byte before comparing longer openers.
+                let next = position + 1 < reader.count ? reader[position + 1] : 0
+                if next == UInt8(ascii: "!"), reader.matches(Self.commentOpen, at: position) {
+                    try skipComment()
+                } else if next == UInt8(ascii: "?") {
+                    try skipProcessingInstruction(atDocumentStart: false)
+                } else {
+                    return
+                }
+            } else if byte == UInt8(ascii: "&") {
+                // `&#32;` is whitespace in disguise; any other reference is text, which has no place here.
+                let (scalar, next) = try decodeReference(at: position)
+                guard scalar.value < 0x80, NumberText.isXMLWhitespace(UInt8(scalar.value)) else {
+                    throw failure(.syntax("Found text inside <\(tag.name)>"), at: position)
+                }
+                position = next
+            } else {
+                throw failure(.syntax("Found text inside <\(tag.name)>"), at: position)
+            }
+        }
+    }
+}
