@@ -52,66 +52,103 @@ enum Base64 {
     }
 }
 
-/// An incremental, strict base64 decoder: whitespace (space, tab, CR, LF) is skipped anywhere; any other byte
-/// outside the alphabet is an error; padding must complete the last quad (`xx==` or `xxx=`) and only
-/// whitespace may follow it; the input must end on a quad boundary.
-struct Base64Decoder {
-    private(set) var output: [UInt8] = []
-    /// A local reference to the table, so the hot loop does not go through the global's lazy initializer.
-    private let table = Base64.decodeTable
-    private var accumulator: UInt32 = 0
-    private var digits = 0
-    private var awaitingSecondPad = false
-    private var ended = false
-
-    /// A decoder expecting about `count` input bytes.
-    init(expectedInputCount count: Int) {
-        output.reserveCapacity(count / 4 * 3 + 3)
-    }
-
-    /// Takes one input byte; `false` when it makes the input invalid.
-    @inline(__always)
-    mutating func feed(_ byte: UInt8) -> Bool {
-        let value = table[Int(byte)]
-        if value < 64 {
-            guard !ended, !awaitingSecondPad else { return false }
-            accumulator = accumulator << 6 | UInt32(value)
-            digits += 1
-            if digits == 4 {
-                output.append(UInt8(truncatingIfNeeded: accumulator >> 16))
-                output.append(UInt8(truncatingIfNeeded: accumulator >> 8))
-                output.append(UInt8(truncatingIfNeeded: accumulator))
-                digits = 0
-                accumulator = 0
+extension Base64 {
+    /// Decodes base64 strictly: whitespace (space, tab, CR, LF) is skipped anywhere; any other byte outside the
+    /// alphabet is an error; padding must complete the last quad (`xx==` or `xxx=`) and only whitespace may
+    /// follow it; the input must end on a quad boundary. `nil` when the input is not valid.
+    ///
+    /// Quads of four digits (the bulk of every `<data>`) are decoded in one step into an output sized once.
+    static func decode(_ input: UnsafeRawBufferPointer) -> [UInt8]? {
+        var valid = true
+        let output = [UInt8](unsafeUninitializedCapacity: input.count / 4 * 3 + 3) { out, initializedCount in
+            decodeTable.withUnsafeBufferPointer { table in
+                var state = QuadState()
+                var index = 0
+                let count = input.count
+                while index < count {
+                    if state.isBetweenQuads, index + 4 <= count {
+                        let a = table[Int(input[index])]
+                        let b = table[Int(input[index + 1])]
+                        let c = table[Int(input[index + 2])]
+                        let d = table[Int(input[index + 3])]
+                        if a | b | c | d < 64 {
+                            let bits = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                            state.write(bits, bytes: 3, to: out)
+                            index += 4
+                            continue
+                        }
+                    }
+                    guard state.feed(table[Int(input[index])], to: out) else {
+                        valid = false
+                        return
+                    }
+                    index += 1
+                }
+                valid = state.isComplete
+                initializedCount = valid ? state.written : 0
             }
-            return true
         }
-        if value == Base64.whitespaceMark { return true }
-        guard value == Base64.paddingMark, !ended else { return false }
-        if awaitingSecondPad {
-            // `xx==`: 12 bits, one byte.
-            output.append(UInt8(truncatingIfNeeded: accumulator >> 4))
-            awaitingSecondPad = false
-            ended = true
-            digits = 0
-            return true
-        }
-        switch digits {
-        case 2:
-            awaitingSecondPad = true
-            return true
-        case 3:
-            // `xxx=`: 18 bits, two bytes.
-            output.append(UInt8(truncatingIfNeeded: accumulator >> 10))
-            output.append(UInt8(truncatingIfNeeded: accumulator >> 2))
-            ended = true
-            digits = 0
-            return true
-        default:
-            return false
-        }
+        return valid ? output : nil
     }
 
-    /// Whether the input seen so far is complete (whole quads, padding finished).
-    var isComplete: Bool { digits == 0 && !awaitingSecondPad }
+    /// The decoder's place in the input, one digit or mark at a time.
+    private struct QuadState {
+        var written = 0
+        private var accumulator: UInt32 = 0
+        private var digits = 0
+        private var awaitingSecondPad = false
+        private var ended = false
+
+        /// No quad started and no padding seen: four digits can be decoded at once.
+        var isBetweenQuads: Bool { digits == 0 && !ended && !awaitingSecondPad }
+
+        /// Whether the input so far is complete (whole quads, padding finished).
+        var isComplete: Bool { digits == 0 && !awaitingSecondPad }
+
+        @inline(__always)
+        mutating func write(_ bits: UInt32, bytes: Int, to out: UnsafeMutableBufferPointer<UInt8>) {
+            out[written] = UInt8(truncatingIfNeeded: bits >> 16)
+            if bytes > 1 { out[written + 1] = UInt8(truncatingIfNeeded: bits >> 8) }
+            if bytes > 2 { out[written + 2] = UInt8(truncatingIfNeeded: bits) }
+            written += bytes
+        }
+
+        /// Takes one decoded table entry (a digit or a mark); `false` when it makes the input invalid.
+        mutating func feed(_ value: UInt8, to out: UnsafeMutableBufferPointer<UInt8>) -> Bool {
+            if value < 64 {
+                guard !ended, !awaitingSecondPad else { return false }
+                accumulator = accumulator << 6 | UInt32(value)
+                digits += 1
+                if digits == 4 {
+                    write(accumulator, bytes: 3, to: out)
+                    digits = 0
+                    accumulator = 0
+                }
+                return true
+            }
+            if value == whitespaceMark { return true }
+            guard value == paddingMark, !ended else { return false }
+            if awaitingSecondPad {
+                // `xx==`: 12 bits, one byte.
+                write(accumulator << 12, bytes: 1, to: out)
+                awaitingSecondPad = false
+                ended = true
+                digits = 0
+                return true
+            }
+            switch digits {
+            case 2:
+                awaitingSecondPad = true
+                return true
+            case 3:
+                // `xxx=`: 18 bits, two bytes.
+                write(accumulator << 6, bytes: 2, to: out)
+                ended = true
+                digits = 0
+                return true
+            default:
+                return false
+            }
+        }
+    }
 }

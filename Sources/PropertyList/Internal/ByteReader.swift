@@ -46,6 +46,12 @@ struct ByteReader {
         return Array(UnsafeRawBufferPointer(rebasing: base[offset..<(offset + count)]))
     }
 
+    /// Calls `body` with the `count` bytes at `offset`. The caller has checked the range.
+    func withBytes<Result>(at offset: Int, count: Int, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        assert(offset >= 0 && count >= 0 && offset + count <= base.count)
+        return body(UnsafeRawBufferPointer(rebasing: base[offset..<(offset + count)]))
+    }
+
     /// Appends `count` bytes at `offset` to `array` without an intermediate copy (text readers gather
     /// unescaped runs this way). The caller has checked the range.
     func append(from offset: Int, count: Int, to array: inout [UInt8]) {
@@ -58,6 +64,16 @@ struct ByteReader {
         guard offset >= 0, offset + prefix.count <= base.count else { return false }
         for (index, byte) in prefix.enumerated() where base[offset + index] != byte { return false }
         return true
+    }
+
+    /// Whether the bytes at `offset` start with the UTF-8 of `text`. Checks the range itself.
+    @inline(__always)
+    func matches(_ text: StaticString, at offset: Int) -> Bool {
+        let count = text.utf8CodeUnitCount
+        guard offset >= 0, count <= base.count - offset, let start = base.baseAddress else { return false }
+        return UTF8Bytes.memoryEqual(
+            UnsafeRawBufferPointer(start: start + offset, count: count),
+            UnsafeRawBufferPointer(start: text.utf8Start, count: count))
     }
 
     /// The offset of the first byte from `offset` that XML text must look at, or `count`: a C0 control,

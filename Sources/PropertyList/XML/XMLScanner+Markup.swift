@@ -8,15 +8,21 @@ extension XMLScanner {
 
     @inline(__always)
     static func isNameStart(_ byte: UInt8) -> Bool {
-        let lower = byte | 0x20
-        return (lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z")) || byte == UInt8(ascii: "_")
-            || byte == UInt8(ascii: ":") || byte >= 0x80
+        nameBytes[Int(byte)] == 2
     }
 
     @inline(__always)
     static func isNameByte(_ byte: UInt8) -> Bool {
-        isNameStart(byte) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "-")
-            || byte == UInt8(ascii: ".")
+        nameBytes[Int(byte)] != 0
+    }
+
+    /// Byte → 2 for a byte that may start a name (letters, `_`, `:`, and every byte of a non-ASCII character),
+    /// 1 for one that may only continue it (digits, `-`, `.`), 0 otherwise.
+    private static let nameBytes: [UInt8] = (0...255).map { (byte: Int) -> UInt8 in
+        let lower = byte | 0x20
+        if (lower >= 0x61 && lower <= 0x7A) || byte == 0x5F || byte == 0x3A || byte >= 0x80 { return 2 }
+        if (byte >= 0x30 && byte <= 0x39) || byte == 0x2D || byte == 0x2E { return 1 }
+        return 0
     }
 
     /// Skips XML whitespace; returns whether there was any.
@@ -132,6 +138,11 @@ extension XMLScanner {
 
     /// Parses `</name>` at `position` and checks the name.
     mutating func scanEndTag(expecting expected: Tag) throws(PropertyListError) {
+        // The form every writer emits, checked in one comparison.
+        if reader.matches(expected.closingTag, at: position) {
+            position += expected.closingTag.utf8CodeUnitCount
+            return
+        }
         let offset = position
         position += 2
         let nameStart = position

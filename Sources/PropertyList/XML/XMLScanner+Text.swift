@@ -175,6 +175,14 @@ extension XMLScanner {
         }
     }
 
+    /// Calls `body` with the text's bytes.
+    func withTextBytes<Result>(_ text: Text, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        switch text {
+        case .region(let start, let count): reader.withBytes(at: start, count: count, body)
+        case .gathered: scratch.withUnsafeBytes(body)
+        }
+    }
+
     /// The text as a string; invalid UTF-8 is an error.
     func string(_ text: Text, at offset: Int) throws(PropertyListError) -> String {
         let decoded: String?
@@ -224,11 +232,7 @@ extension XMLScanner {
             if selfClosing { return .data([]) }
             let contentStart = position
             let text = try scanText(closing: .data, openedAt: offset)
-            let bytes: [UInt8]? = withText(text) { count, byte in
-                var decoder = Base64Decoder(expectedInputCount: count)
-                for index in 0..<count where !decoder.feed(byte(index)) { return nil }
-                return decoder.isComplete ? decoder.output : nil
-            }
+            let bytes = withTextBytes(text) { Base64.decode($0) }
             guard let bytes else { throw failure(.invalidData("Found invalid base64 in <data>"), at: contentStart) }
             return .data(bytes)
         case .integer:

@@ -7,6 +7,23 @@ struct XMLScanner: TextScanner {
     enum Tag: Equatable {
         case plist, dict, array, key, string, data, date, integer, real, `true`, `false`
 
+        /// `</name>`, as every writer closes the element.
+        var closingTag: StaticString {
+            switch self {
+            case .plist: "</plist>"
+            case .dict: "</dict>"
+            case .array: "</array>"
+            case .key: "</key>"
+            case .string: "</string>"
+            case .data: "</data>"
+            case .date: "</date>"
+            case .integer: "</integer>"
+            case .real: "</real>"
+            case .true: "</true>"
+            case .false: "</false>"
+            }
+        }
+
         var name: String {
             switch self {
             case .plist: "plist"

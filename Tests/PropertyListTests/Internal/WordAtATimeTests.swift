@@ -67,4 +67,36 @@ import Testing
             #expect(try withByteReader(bigEndian) { $0.utf16BigEndianString(at: 0, units: units.count) } == nil)
         }
     }
+
+    @Test func base64DecodesWhatItEncodesWithWhitespaceAnywhere() {
+        var generator = SeededGenerator(seed: 17)
+        for _ in 0..<1_000 {
+            let bytes = (0..<Int.random(in: 0..<64, using: &generator)).map { _ in
+                UInt8.random(in: 0...255, using: &generator)
+            }
+            var text: [UInt8] = []
+            Base64.encode(bytes, 0..<bytes.count, into: &text)
+            var spaced: [UInt8] = []
+            for byte in text {
+                if Int.random(in: 0..<5, using: &generator) == 0 {
+                    spaced.append([0x20, 0x09, 0x0A, 0x0D][Int.random(in: 0..<4, using: &generator)])
+                }
+                spaced.append(byte)
+            }
+            spaced.append(0x0A)
+            #expect(spaced.withUnsafeBytes { Base64.decode($0) } == bytes)
+        }
+    }
+
+    @Test(arguments: ["A", "AB", "ABC", "A===", "AB=C", "AB==CD", "ABC=D", "AB=", "A B C D E", "AB*D", "=AAA"])
+    func base64RefusesWhatIsNotWhole(_ text: String) {
+        #expect(Array(text.utf8).withUnsafeBytes { Base64.decode($0) } == nil)
+    }
+
+    @Test func base64ReadsPaddingAndEmptyInput() {
+        #expect(Array("QQ==".utf8).withUnsafeBytes { Base64.decode($0) } == [0x41])
+        #expect(Array("QUI=".utf8).withUnsafeBytes { Base64.decode($0) } == [0x41, 0x42])
+        #expect(Array("QUJD\n QUJD ".utf8).withUnsafeBytes { Base64.decode($0) } == Array("ABCABC".utf8))
+        #expect(Array(" ".utf8).withUnsafeBytes { Base64.decode($0) } == [])
+    }
 }
