@@ -1,17 +1,18 @@
 // swift-tools-version: 6.1
 // The benchmark is its own package (STYLE #24), so the main package's `swift build` / `swift test` never builds it.
 // Run: `cd Benchmarks && swift run -c release hangar-bench [--quick] [--filter NAME]`.
-// The store rows (`--filter store`) need libsqlite3-dev, as the root package does.
+// The store rows (`--filter store`) need libsqlite3-dev, as the root package does; the libplist contender needs
+// libplist-dev (`.ci/run` installs both). The datasets need python3, the process rows plistutil (libplist-utils).
 import PackageDescription
 
 let package = Package(
     name: "HangarBenchmarks",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "hangar-bench", targets: ["hangar-bench"]),
+        .executable(name: "hangar-bench", targets: ["hangar-bench"])
     ],
     dependencies: [
-        .package(name: "Hangar", path: ".."),
+        .package(name: "Hangar", path: "..")
     ],
     targets: [
         // Counts malloc-family calls (glibc only), so each row can report allocations per operation.
@@ -22,16 +23,23 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
+        // libplist (C, 2.2 API), a peer codec measured in process (`plist_from_bin`, `plist_to_xml`, ...).
+        .systemLibrary(
+            name: "CLibPlist",
+            pkgConfig: "libplist-2.0",
+            providers: [.apt(["libplist-dev"]), .brew(["libplist"])]
+        ),
         .executableTarget(
             name: "hangar-bench",
             dependencies: [
                 "CAllocationCounter",
                 "BenchSQLite",
+                "CLibPlist",
                 .product(name: "PropertyList", package: "Hangar"),
                 .product(name: "Hangar", package: "Hangar"),
             ],
             swiftSettings: [
-                .enableUpcomingFeature("ExistentialAny"),
+                .enableUpcomingFeature("ExistentialAny")
             ]
         ),
     ]

@@ -14,15 +14,23 @@ struct Options {
         usage: swift run -c release hangar-bench [--quick] [--filter OPS] [--dataset NAMES] [--contender NAMES]
                                               [--iterations N]
 
-          --quick           the ~1 MB document and the corpus file only, 1 warm-up and 3 runs; the store rows on
-                            2,000 documents (a smoke run)
+          --quick           small iteration counts: the ~1 MB document and the corpus file, 1 warm-up and 3 runs;
+                            the four dataset files 1 run each; memory 1 child each; processes 3 runs; the store rows
+                            on 2,000 documents (a smoke run)
           --filter OPS      comma-separated substrings of operation names: binary-decode, binary-encode,
-                            xml-decode, xml-encode, store-batch-save, store-single-save, store-load,
-                            store-upgrade (e.g. --filter decode, --filter store)
+                            xml-decode, xml-encode (the generated documents), datasets-binary-decode,
+                            datasets-binary-encode, datasets-xml-decode, datasets-xml-encode (the four dataset files),
+                            memory, process, store-batch-save, store-single-save, store-load, store-upgrade
+                            (e.g. --filter datasets, --filter decode, --filter store)
           --dataset NAMES   comma-separated substrings of dataset names: pilots-1MB, pilots-30MB, corpus-rust-3byte,
-                            store-10k (store-2k with --quick)
+                            pilots, wide, strings, deep, store-10k (store-2k with --quick)
           --contender NAMES comma-separated substrings of contender names (e.g. --contender hangar, for a profiler)
-          --iterations N    measured runs per contender (default: 11 small, 5 large, 31 corpus; store 9, 5 single saves)
+          --iterations N    measured runs per contender (default: 11 small, 5 large, 31 corpus; dataset files 5-7;
+                            store 9, 5 single saves)
+
+        The dataset files are generated on first use (python3 Scripts/make-datasets.py) into Benchmarks/.datasets
+        (or $HANGAR_DATASETS_DIR). The process rows need the release hangar: `swift build -c release --product
+        hangar` at the repository root (or $HANGAR_BIN), and plistutil (libplist-utils).
         """
 
     init(arguments: [String]) throws {
@@ -75,6 +83,15 @@ enum Operation: String, CaseIterable {
     case xmlDecode = "xml-decode"
     case xmlEncode = "xml-encode"
 
+    var shortTitle: String {
+        switch self {
+        case .binaryDecode: "binary decode"
+        case .binaryEncode: "binary encode"
+        case .xmlDecode: "XML decode"
+        case .xmlEncode: "XML encode"
+        }
+    }
+
     var title: String {
         switch self {
         case .binaryDecode: "binary decode (bplist00 bytes -> value)"
@@ -100,9 +117,16 @@ struct Dataset {
     /// The bplist00 bytes every binary decoder reads; their size is the unit of binary MB/s.
     var binary: [UInt8]
     var binaryData: Data
-    /// The XML bytes every XML decoder reads (Foundation's XML writer's output); their size is the unit of XML MB/s.
+    /// The XML bytes every XML decoder reads (Foundation's XML writer's output, or the dataset's XML file); their
+    /// size is the unit of XML MB/s.
     var xml: [UInt8]
     var xmlData: Data
+    /// libplist's tree of the binary input (`plist_from_bin`, outside the clock): what its encoders write.
+    var libplist: LibPlistTree?
+    /// The inputs as files, for the peer that runs in a child process (plistlib); nil for generated documents.
+    var binaryPath: String?
+    var xmlPath: String?
+    var inputsWrittenBy = "XML input written by PropertyListSerialization"
     var warmUp: Int
     var iterations: Int
     var notes: [String] = []
@@ -136,6 +160,7 @@ func makeDataset(
     name: String,
     value: PropertyList,
     binary givenBinary: [UInt8]?,
+    xml givenXML: [UInt8]? = nil,
     codable: (decode: (Data) throws -> Any, encode: (PropertyListSerialization.PropertyListFormat) throws -> Data)?,
     checkCodable: ((Data) throws -> Bool)?,
     warmUp: Int,
@@ -143,7 +168,9 @@ func makeDataset(
 ) throws -> Dataset {
     let binary = try givenBinary ?? value.encoded(as: .binary)
     let foundation = foundationObject(value)
-    let xmlData = try PropertyListSerialization.data(fromPropertyList: foundation, format: .xml, options: 0)
+    let xmlData =
+        try givenXML.map { Data($0) }
+        ?? PropertyListSerialization.data(fromPropertyList: foundation, format: .xml, options: 0)
     var dataset = Dataset(
         name: name, value: value, foundation: foundation,
         codableDecode: codable?.decode, codableEncode: codable?.encode,
@@ -154,6 +181,28 @@ func makeDataset(
     // Checks, outside any clock: every contender reads the same thing.
     let decoded = try PropertyList(binary: binary)
     guard decoded == value else { throw SetupError(description: "\(name): our binary round trip differs") }
+    if givenXML != nil {
+        let equal = (try? PropertyList(xml: dataset.xml)) == value
+        dataset.notes.append("the XML file reads (ours) as the binary file's value: \(equal)")
+    }
+    do {
+        // libplist's trees, checked through one of its writers and our reader: its binary writer takes ~25 s on
+        // the 30 MB pilots file, so large inputs go through its XML writer (which keeps whole seconds only).
+        let tree = try LibPlistTree.fromBinary(binary)
+        dataset.libplist = tree
+        let viaBinary = binary.count < 4_000_000
+        func readBack(_ tree: LibPlistTree) -> PropertyList? {
+            viaBinary ? try? PropertyList(binary: tree.binary().array) : try? PropertyList(xml: tree.xml().array)
+        }
+        let binaryEqual = readBack(tree) == value
+        let xmlEqual =
+            (try? LibPlistTree.fromXML(dataset.xml)).flatMap(readBack) == (try? PropertyList(xml: dataset.xml))
+        dataset.notes.append(
+            "libplist reads each input as we do (checked through its plist_to_\(viaBinary ? "bin" : "xml") and our "
+                + "reader): binary \(binaryEqual), XML \(xmlEqual)")
+    } catch {
+        dataset.notes.append("libplist cannot read the binary input: \(error)")
+    }
     if codable != nil, let checkCodable {
         let equal = try checkCodable(dataset.binaryData)
         dataset.notes.append("Codable mirror checked against the value: \(equal ? "equal" : "DIFFERS")")
@@ -196,6 +245,7 @@ func contenders(for operation: Operation, on dataset: Dataset, ours: OurCodecs) 
         let bytes = dataset.binary
         let data = dataset.binaryData
         list.append(Contender(name: "Hangar PropertyList(binary:)", isOurs: true) { try PropertyList(binary: bytes) })
+        list.append(Contender(name: "libplist plist_from_bin", isOurs: false) { try LibPlistTree.fromBinary(bytes) })
         list.append(
             Contender(name: "PropertyListSerialization", isOurs: false) {
                 try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
@@ -203,8 +253,14 @@ func contenders(for operation: Operation, on dataset: Dataset, ours: OurCodecs) 
         if let decode = dataset.codableDecode {
             list.append(Contender(name: "PropertyListDecoder (Codable)", isOurs: false) { try decode(data) })
         }
+        if let path = dataset.binaryPath { list.append(plistlibContender(.loads, .binary, path)) }
     case .binaryEncode:
         list.append(Contender(name: "Hangar encoded(as: .binary)", isOurs: true) { try value.encoded(as: .binary) })
+        list.append(
+            Contender(name: "libplist plist_to_bin", isOurs: false) {
+                guard let tree = dataset.libplist else { throw NotAvailable.libplistInput }
+                return try tree.binary()
+            })
         list.append(
             Contender(name: "PropertyListSerialization", isOurs: false) {
                 try PropertyListSerialization.data(fromPropertyList: foundation, format: .binary, options: 0)
@@ -212,6 +268,7 @@ func contenders(for operation: Operation, on dataset: Dataset, ours: OurCodecs) 
         if let encode = dataset.codableEncode {
             list.append(Contender(name: "PropertyListEncoder (Codable)", isOurs: false) { try encode(.binary) })
         }
+        if let path = dataset.binaryPath { list.append(plistlibContender(.dumps, .binary, path)) }
     case .xmlDecode:
         let bytes = dataset.xml
         let data = dataset.xmlData
@@ -220,6 +277,7 @@ func contenders(for operation: Operation, on dataset: Dataset, ours: OurCodecs) 
                 guard ours.xmlReader else { throw NotAvailable.xmlReader }
                 return try PropertyList(xml: bytes)
             })
+        list.append(Contender(name: "libplist plist_from_xml", isOurs: false) { try LibPlistTree.fromXML(bytes) })
         list.append(
             Contender(name: "PropertyListSerialization", isOurs: false) {
                 try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
@@ -227,11 +285,17 @@ func contenders(for operation: Operation, on dataset: Dataset, ours: OurCodecs) 
         if let decode = dataset.codableDecode {
             list.append(Contender(name: "PropertyListDecoder (Codable)", isOurs: false) { try decode(data) })
         }
+        if let path = dataset.xmlPath { list.append(plistlibContender(.loads, .xml, path)) }
     case .xmlEncode:
         list.append(
             Contender(name: "Hangar encoded(as: .xml)", isOurs: true) {
                 guard ours.xmlWriter else { throw NotAvailable.xmlWriter }
                 return try value.encoded(as: .xml)
+            })
+        list.append(
+            Contender(name: "libplist plist_to_xml", isOurs: false) {
+                guard let tree = dataset.libplist else { throw NotAvailable.libplistInput }
+                return try tree.xml()
             })
         list.append(
             Contender(name: "PropertyListSerialization", isOurs: false) {
@@ -240,17 +304,29 @@ func contenders(for operation: Operation, on dataset: Dataset, ours: OurCodecs) 
         if let encode = dataset.codableEncode {
             list.append(Contender(name: "PropertyListEncoder (Codable)", isOurs: false) { try encode(.xml) })
         }
+        if let path = dataset.xmlPath { list.append(plistlibContender(.dumps, .xml, path)) }
+    }
+    for index in list.indices where list[index].label == nil {
+        let name = list[index].name
+        if name.hasPrefix("libplist") {
+            list[index].label = "libplist"
+        } else if name.hasPrefix("PropertyListSerialization") {
+            list[index].label = "PLSerialization"
+        } else if name.hasSuffix("(Codable)") {
+            list[index].label = "Codable"
+        }
     }
     return list
 }
 
 enum NotAvailable: Error, CustomStringConvertible {
-    case xmlReader, xmlWriter
+    case xmlReader, xmlWriter, libplistInput
 
     var description: String {
         switch self {
         case .xmlReader: "n/a (our XML reader is not on main yet: it throws `unsupported`)"
         case .xmlWriter: "n/a (our XML writer is not on main yet: it throws `unsupported`)"
+        case .libplistInput: "n/a (libplist could not read the binary input, so it has no tree to write)"
         }
     }
 }
@@ -280,7 +356,10 @@ struct OurCodecs {
 
 // MARK: - Report
 
-func report(_ operation: Operation, results: [(Dataset, [Contender], [Outcome])]) {
+/// One operation's measurements on the datasets of a section: (dataset, its contenders, their outcomes).
+typealias OperationResults = [(Dataset, [Contender], [Outcome])]
+
+func report(_ operation: Operation, tag: String, results: OperationResults) {
     var notes: [String] = []
     var table = Table(
         header: [
@@ -328,7 +407,50 @@ func report(_ operation: Operation, results: [(Dataset, [Contender], [Outcome])]
             }
         }
     }
-    print("\n== \(operation.title) [\(operation.rawValue)] ==")
+    print("\n== \(operation.title) [\(tag)] ==")
     print(table.render())
     for note in notes { print("  note: \(note)") }
+}
+
+/// One line per dataset and operation: Hangar's MB/s (median) beside every peer's, the best peer (highest median
+/// MB/s) and Hangar's speed as a multiple of that peer's (= the peer's median time / ours; above 1: we are faster).
+func summarize(_ title: String, results: [(Operation, OperationResults)], legend: [String]) {
+    var peers: [String] = []
+    for (_, operationResults) in results {
+        for (_, contenders, _) in operationResults {
+            for contender in contenders where !contender.isOurs && !peers.contains(contender.shortName) {
+                peers.append(contender.shortName)
+            }
+        }
+    }
+    var table = Table(
+        header: ["dataset", "operation", "size", "Hangar"] + peers + ["best peer", "Hangar/best"], leftAligned: 2)
+    let datasetNames = results.first.map { $0.1.map(\.0.name) } ?? []
+    for datasetName in datasetNames {
+        for (operation, operationResults) in results {
+            guard let (dataset, contenders, outcomes) = operationResults.first(where: { $0.0.name == datasetName })
+            else { continue }
+            let size = Double(dataset.referenceSize(for: operation))
+            var speeds: [String: Double] = [:]
+            var ours: Double?
+            for (contender, outcome) in zip(contenders, outcomes) {
+                guard case .measured(let sample) = outcome, !sample.durations.isEmpty else { continue }
+                let speed = size / sample.median.seconds / 1e6
+                if contender.isOurs { ours = speed } else { speeds[contender.shortName] = speed }
+            }
+            let best = speeds.max { $0.value < $1.value }
+            var row = [datasetName, operation.shortTitle, megabytes(Int(size)), ours.map { fixed($0, 1) } ?? "n/a"]
+            row += peers.map { peer in speeds[peer].map { fixed($0, 1) } ?? "-" }
+            row.append(best?.key ?? "-")
+            if let ours, let best {
+                row.append(fixed(ours / best.value, 2) + "x")
+            } else {
+                row.append("-")
+            }
+            table.rows.append(row)
+        }
+    }
+    print("\n== \(title) ==")
+    print(table.render())
+    for line in legend { print("  \(line)") }
 }

@@ -29,6 +29,13 @@ struct Contender {
     var run: () throws -> Any
     /// Runs before every `run`, outside the clock and the allocation count (a fresh store file for a save row).
     var prepare: (() throws -> Void)?
+    /// A short name for summary tables (the full name when nil).
+    var label: String?
+    /// For a peer that cannot run in this process (plistlib): it times `warmUp + iterations` runs itself, elsewhere,
+    /// and returns the measured durations. The harness calls it once, after the in-process rounds, instead of `run`.
+    var selfTimed: ((_ warmUp: Int, _ iterations: Int) throws -> [Duration])?
+
+    var shortName: String { label ?? name }
 }
 
 /// What happened to one contender: its timings, or why it has none.
@@ -46,7 +53,7 @@ enum Harness {
         var outcomes: [Outcome] = contenders.map { _ in .measured(Sample()) }
         let clock = ContinuousClock()
         for round in 0..<(warmUp + iterations) {
-            for (index, contender) in contenders.enumerated() {
+            for (index, contender) in contenders.enumerated() where contender.selfTimed == nil {
                 guard case .measured(var sample) = outcomes[index] else { continue }
                 do {
                     try contender.prepare?()
@@ -61,6 +68,14 @@ enum Harness {
                 } catch {
                     outcomes[index] = .notAvailable("\(error)")
                 }
+            }
+        }
+        for (index, contender) in contenders.enumerated() {
+            guard let selfTimed = contender.selfTimed else { continue }
+            do {
+                outcomes[index] = .measured(Sample(durations: try selfTimed(warmUp, iterations)))
+            } catch {
+                outcomes[index] = .notAvailable("\(error)")
             }
         }
         return outcomes
@@ -106,7 +121,8 @@ func fixed(_ value: Double, _ digits: Int) -> String {
 }
 
 func megabytes(_ bytes: Int) -> String {
-    bytes >= 1_000_000 ? fixed(Double(bytes) / 1e6, 1) + " MB" : fixed(Double(bytes) / 1e3, 0) + " KB"
+    if bytes < 1_000 { return "\(bytes) B" }
+    return bytes >= 1_000_000 ? fixed(Double(bytes) / 1e6, 1) + " MB" : fixed(Double(bytes) / 1e3, 0) + " KB"
 }
 
 func groupedCount(_ value: UInt64) -> String {

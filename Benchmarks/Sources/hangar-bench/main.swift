@@ -3,6 +3,11 @@
 import Foundation
 import PropertyList
 
+// The hidden child mode of the memory rows (Memory.swift): read a file, decode it, report the peak RSS, exit.
+if CommandLine.arguments.dropFirst().first == "--decode-rss" {
+    runDecodeMemoryChild(Array(CommandLine.arguments.dropFirst(2)))
+}
+
 let options: Options
 do {
     options = try Options(arguments: Array(CommandLine.arguments.dropFirst()))
@@ -122,6 +127,7 @@ fflush(nil)  // all streams: progress shows when stdout is a file
 // MARK: Runs
 
 let runStart = ContinuousClock.now
+var resultsByOperation: [(Operation, OperationResults)] = []
 for operation in codecOperations where !datasets.isEmpty {
     var results: [(Dataset, [Contender], [Outcome])] = []
     for dataset in datasets {
@@ -129,8 +135,25 @@ for operation in codecOperations where !datasets.isEmpty {
         let outcomes = Harness.measure(list, warmUp: dataset.warmUp, iterations: dataset.iterations)
         results.append((dataset, list, outcomes))
     }
-    report(operation, results: results)
+    report(operation, tag: operation.rawValue, results: results)
+    resultsByOperation.append((operation, results))
     fflush(nil)  // all streams: progress shows when stdout is a file
+}
+
+if !codecOperations.isEmpty && !datasets.isEmpty {
+    summarize(
+        "generated documents: MB/s (median); Hangar / the best peer [codec]",
+        results: resultsByOperation,
+        legend: ["MB/s = reference input size / median time; Hangar/best = best peer's median time / ours"])
+}
+
+// MARK: The four dataset shapes, decode memory, whole processes (issue 10)
+
+do {
+    try runDatasetSections(options: options, ours: ours)
+} catch {
+    FileHandle.standardError.write(Data("hangar-bench: dataset rows failed: \(error)\n".utf8))
+    exit(1)
 }
 
 // MARK: Store rows
