@@ -82,6 +82,16 @@ struct ByteReader {
         return String(decoding: slice, as: UTF8.self)
     }
 
+    /// The string of `count` bytes of ISO-8859-1 at `offset`: each byte is the code point of its value.
+    /// The caller has checked the range.
+    func latin1String(at offset: Int, count: Int) -> String {
+        assert(offset >= 0 && count >= 0 && offset + count <= base.count)
+        var string = ""
+        string.unicodeScalars.reserveCapacity(count)
+        for index in offset..<(offset + count) { string.unicodeScalars.append(Unicode.Scalar(base[index])) }
+        return string
+    }
+
     /// The string of `count` bytes of UTF-8 at `offset`, or `nil` if they are not valid UTF-8.
     /// The caller has checked the range.
     func utf8String(at offset: Int, count: Int) -> String? {

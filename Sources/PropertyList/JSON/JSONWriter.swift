@@ -68,7 +68,7 @@ struct JSONEmitter {
                 throw WriteFailure(
                     .unrepresentable,
                     seconds.isFinite
-                        ? "A date outside years 0000…9999 cannot be written as JSON"
+                        ? "A date outside years -9999…9999 cannot be written as JSON"
                         : "A date that is not finite cannot be written as JSON")
             }
             out.append(UInt8(ascii: "\""))

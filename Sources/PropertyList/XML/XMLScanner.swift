@@ -61,11 +61,9 @@ struct XMLScanner {
 
     mutating func scanDocument() throws(PropertyListError) -> PropertyList {
         let count = reader.count
-        if count >= 2, (reader[0] == 0xFE && reader[1] == 0xFF) || (reader[0] == 0xFF && reader[1] == 0xFE) {
-            throw failure(.unsupported, "UTF-16 XML property lists are not supported (only UTF-8)", at: 0)
-        }
         if reader.matches([0xEF, 0xBB, 0xBF], at: 0) { position = 3 }
-        let documentStart = position
+        // Blank lines before the XML declaration are allowed, as CF allows them; any other markup is not.
+        var sawMarkup = false
         var sawDoctype = false
         while true {
             skipWhitespace()
@@ -76,7 +74,7 @@ struct XMLScanner {
                 throw failure(.malformed, "Found text before the root element", at: position)
             }
             if reader.matches(Self.piOpen, at: position) {
-                try skipProcessingInstruction(atDocumentStart: position == documentStart)
+                try skipProcessingInstruction(atDocumentStart: !sawMarkup)
             } else if reader.matches(Self.commentOpen, at: position) {
                 try skipComment()
             } else if reader.matches(Self.doctypeOpen, at: position) {
@@ -86,6 +84,7 @@ struct XMLScanner {
             } else {
                 break
             }
+            sawMarkup = true
         }
         let value = try scanRoot()
         while true {
@@ -290,7 +289,8 @@ struct XMLScanner {
     }
 
     /// Parses a start tag at `position` (a `<`): the name, attributes (only `<plist>` may have them), and `>`
-    /// or `/>`.
+    /// or `/>`. The attributes of `<plist>` are skipped unread up to the first `>`, as CF skips them (files in
+    /// the wild have `<plist version=\"1.0\">`).
     private mutating func scanStartTag() throws(PropertyListError) -> (tag: Tag, selfClosing: Bool, offset: Int) {
         let offset = position
         position += 1
@@ -302,6 +302,17 @@ struct XMLScanner {
         }
         guard let tag = tag(at: nameStart, length: length) else {
             throw failure(.malformed, "Found unknown tag <\(name(at: nameStart, length: length))>", at: offset)
+        }
+        if tag == .plist, position < reader.count, NumberText.isXMLWhitespace(reader[position]) {
+            while position < reader.count, reader[position] != UInt8(ascii: ">") {
+                guard reader[position] != UInt8(ascii: "<") else { break }
+                position += 1
+            }
+            guard position < reader.count, reader[position] == UInt8(ascii: ">") else {
+                throw failure(.malformed, "Found unterminated tag <plist>", at: offset)
+            }
+            position += 1
+            return (tag, reader[position - 2] == UInt8(ascii: "/"), offset)
         }
         while true {
             let hadSpace = skipWhitespace()
@@ -329,40 +340,14 @@ struct XMLScanner {
         }
     }
 
-    /// Parses `name = "value"` (or single quotes) at `position`.
+    /// Refuses the attribute at `position`: no element but `<plist>` (whose attributes are skipped) has any.
     private mutating func scanAttribute(of tag: Tag) throws(PropertyListError) {
         let nameStart = position
         while position < reader.count, Self.isNameByte(reader[position]) { position += 1 }
-        guard tag == .plist else {
-            throw failure(
-                .malformed,
-                "Found unexpected attribute \"\(name(at: nameStart, length: position - nameStart))\" on <\(tag.name)>",
-                at: nameStart)
-        }
-        skipWhitespace()
-        guard position < reader.count, reader[position] == UInt8(ascii: "=") else {
-            throw failure(.malformed, "Expected '=' after an attribute name in <\(tag.name)>", at: position)
-        }
-        position += 1
-        skipWhitespace()
-        guard position < reader.count, reader[position] == UInt8(ascii: "\"") || reader[position] == UInt8(ascii: "'")
-        else {
-            throw failure(.malformed, "Expected a quoted attribute value in <\(tag.name)>", at: position)
-        }
-        let quote = reader[position]
-        let valueStart = position
-        position += 1
-        while position < reader.count, reader[position] != quote {
-            let byte = reader[position]
-            guard byte != UInt8(ascii: "<"), byte != UInt8(ascii: "&"), byte >= 0x20 || byte == 0x09 else {
-                throw failure(.malformed, "Found '\(Self.printable(byte))' in an attribute value", at: position)
-            }
-            position += 1
-        }
-        guard position < reader.count else {
-            throw failure(.malformed, "Found unterminated attribute value in <\(tag.name)>", at: valueStart)
-        }
-        position += 1
+        throw failure(
+            .malformed,
+            "Found unexpected attribute \"\(name(at: nameStart, length: position - nameStart))\" on <\(tag.name)>",
+            at: nameStart)
     }
 
     /// Parses `</name>` at `position` and checks the name.
@@ -401,7 +386,8 @@ struct XMLScanner {
         throw failure(.malformed, "Found unterminated comment", at: offset)
     }
 
-    /// Skips `<? … ?>` at `position`. An XML declaration must come first and name UTF-8 (or US-ASCII).
+    /// Skips `<? … ?>` at `position`. An XML declaration must come first (after blank lines at most); its encoding
+    /// was read by ``TextEncoding`` before the scan.
     private mutating func skipProcessingInstruction(atDocumentStart: Bool) throws(PropertyListError) {
         let offset = position
         position += 2
@@ -428,36 +414,16 @@ struct XMLScanner {
             guard atDocumentStart else {
                 throw failure(.malformed, "Found an XML declaration after the start of the document", at: offset)
             }
-            try checkEncoding(from: position, to: end)
         }
         position = end + 2
     }
 
-    /// Checks the `encoding` pseudo-attribute of an XML declaration, if present, in `start..<end`.
-    private func checkEncoding(from start: Int, to end: Int) throws(PropertyListError) {
-        let word = Array("encoding".utf8)
-        var index = start
-        while index + word.count <= end, !reader.matches(word, at: index) { index += 1 }
-        guard index + word.count <= end else { return }
-        index += word.count
-        while index < end, reader[index] != UInt8(ascii: "\"") && reader[index] != UInt8(ascii: "'") { index += 1 }
-        guard index < end else { return }
-        let quote = reader[index]
-        let valueStart = index + 1
-        guard let valueEnd = reader.firstIndex(of: quote, from: valueStart, to: end) else { return }
-        let value = String(decoding: reader.bytes(at: valueStart, count: valueEnd - valueStart), as: UTF8.self)
-        switch value.lowercased() {
-        case "utf-8", "utf8", "us-ascii", "ascii":
-            return
-        default:
-            throw failure(
-                .unsupported, "Found unsupported encoding \"\(Self.snippet(value))\" (only UTF-8 is read)",
-                at: valueStart)
-        }
-    }
-
     /// Skips `<!DOCTYPE name [PUBLIC "…" "…" | SYSTEM "…"]>` at `position`. An internal subset (`[`) is
     /// refused: it is where entities are declared, and nothing declared there is ever expanded or fetched.
+    ///
+    /// Otherwise lenient, as CF is (it skips to the first `>`): a quote with no partner before the next `<` is an
+    /// ordinary character (a tool that escaped its quotes, `PUBLIC \"-//Apple//DTD PLIST 1.0//EN\"`, may leave
+    /// one alone), and so is a `<`.
     private mutating func skipDoctype() throws(PropertyListError) {
         let offset = position
         position += Self.doctypeOpen.count
@@ -473,12 +439,9 @@ struct XMLScanner {
                     "Found an internal DTD subset; XML entity declarations are not supported in property lists",
                     at: position)
             case UInt8(ascii: "\""), UInt8(ascii: "'"):
-                guard let close = reader.firstIndex(of: byte, from: position + 1, to: reader.count) else {
-                    throw failure(.malformed, "Found unterminated DOCTYPE", at: offset)
-                }
-                position = close + 1
-            case UInt8(ascii: "<"):
-                throw failure(.malformed, "Found '<' inside the DOCTYPE", at: position)
+                var close = position + 1
+                while close < reader.count, reader[close] != byte, reader[close] != UInt8(ascii: "<") { close += 1 }
+                position = close < reader.count && reader[close] == byte ? close + 1 : position + 1
             default:
                 position += 1
             }
@@ -629,10 +592,9 @@ struct XMLScanner {
             case 0xEF:
                 try checkNoncharacter(at: position)
                 position += 1
-            case ..<0x20:
-                try checkControl(byte, at: position)
-                position += 1
             default:
+                // Raw control characters are kept, as CF keeps them (TextMate wrote U+0003 and U+001B into
+                // `.tmSnippet` and `.tmCommand` files). XML 1.0 does not allow them: ``XMLWriter`` refuses them.
                 position += 1
             }
         }
@@ -653,20 +615,10 @@ struct XMLScanner {
                 position = index + 3
                 return
             }
-            if byte < 0x20 { try checkControl(byte, at: index) }
             if byte == 0xEF { try checkNoncharacter(at: index) }
             index += 1
         }
         throw failure(.malformed, "Found unterminated CDATA section", at: offset)
-    }
-
-    @inline(__always)
-    private func checkControl(_ byte: UInt8, at offset: Int) throws(PropertyListError) {
-        guard byte == 0x09 || byte == 0x0A || byte == 0x0D else {
-            throw failure(
-                .malformed, "Found control character U+\(Self.hex4(UInt32(byte))), which XML does not allow", at: offset
-            )
-        }
     }
 
     @inline(__always)
