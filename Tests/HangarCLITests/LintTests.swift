@@ -50,6 +50,11 @@ import Testing
         #expect(names.count >= 29)
         for name in names {
             let result = try CLI.run(["lint", CLI.corpus + "/invalid/" + name])
+            if name == "cpython-ascii-invalid-byte.bplist" {
+                // The one file there that is read: an ASCII string's byte 0xFF is ÿ, as CF reads it.
+                #expect(result.status == 0, "\(name)")
+                continue
+            }
             #expect(result.status == 1, "\(name)")
             #expect(result.stderr.hasPrefix(CLI.corpus + "/invalid/" + name + ": "), "\(name)")
             #expect(result.stderr.filter { $0 == "\n" }.count == 1, "one line: \(result.stderr)")

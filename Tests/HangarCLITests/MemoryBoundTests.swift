@@ -7,16 +7,17 @@ import Testing
 /// tests cannot blur it.)
 @Suite struct MemoryBoundTests {
     static let hostileFiles: [String] = {
-        let corpus =
-            (try? FileManagerList.names(in: CLI.corpus + "/invalid"))?.map { CLI.corpus + "/invalid/" + $0 } ?? []
+        // cpython-ascii-invalid-byte.bplist is read (its byte 0xFF as ISO-8859-1, as CF reads it): LintTests.
+        let shared = ((try? FileManagerList.names(in: CLI.corpus + "/invalid")) ?? [])
+            .filter { $0 != "cpython-ascii-invalid-byte.bplist" }.map { CLI.corpus + "/invalid/" + $0 }
         let fixtures = CLI.repositoryRoot + "/Tests/PropertyListTests/Fixtures/invalid"
         let ours = ((try? FileManagerList.names(in: fixtures)) ?? []).filter { $0.hasPrefix("hostile-") }
             .map { fixtures + "/" + $0 }
-        return corpus + ours
+        return shared + ours
     }()
 
     @Test func everyHostileFileIsRefusedWithinTheCap() throws {
-        #expect(Self.hostileFiles.count >= 29 + 20, "the hostile corpus is missing")
+        #expect(Self.hostileFiles.count >= 28 + 20, "the hostile corpus is missing")
         let quoted = Self.hostileFiles.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
         // One child per file, each capped; the shell prints each exit status after the file's line.
         let script = quoted.map { "ulimit -v 262144; '\(CLI.executable)' lint \($0) 2>&1; echo \"status=$?\"" }

@@ -208,11 +208,10 @@ struct BinaryDecoder {
             return .data(reader.bytes(at: payload, count: length))
         case 0x5:
             let (length, payload) = try countAndPayload(marker: marker, elementSize: 1, at: start)
-            guard let string = reader.asciiString(at: payload, count: length) else {
-                throw PropertyListError(
-                    .invalidEncoding("An ASCII string holds a byte above 0x7F"), at: .byteOffset(start))
-            }
-            return .string(string)
+            // Bytes above 0x7F are read as ISO-8859-1, as CF reads them: non-Apple writers put UTF-8 (and
+            // Latin-1) bytes in ASCII-marked strings, and CF's value is the one their users have seen.
+            return .string(
+                reader.asciiString(at: payload, count: length) ?? reader.latin1String(at: payload, count: length))
         case 0x6:
             let (units, payload) = try countAndPayload(marker: marker, elementSize: 2, at: start)
             guard let string = reader.utf16BigEndianString(at: payload, units: units) else {

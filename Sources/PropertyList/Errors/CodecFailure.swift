@@ -78,7 +78,7 @@ enum CodecFailure: Error, Sendable {
     case dataInJSON
     /// A NaN or infinite real in JSON.
     case nonFiniteRealInJSON(Double)
-    /// A date the format cannot write (not finite, or outside years 0000…9999).
+    /// A date the format cannot write (not finite, or outside years -9999…9999).
     case unwritableDate(format: String, finite: Bool)
     /// A character the format cannot hold.
     case unwritableCharacter(UInt32, format: String)
@@ -170,7 +170,7 @@ enum CodecFailure: Error, Sendable {
         case .nonFiniteRealInJSON(let real): "A real that is not finite (\(real)) cannot be written as JSON"
         case .unwritableDate(let format, let finite):
             finite
-                ? "A date outside years 0000…9999 cannot be written as \(format)"
+                ? "A date outside years -9999…9999 cannot be written as \(format)"
                 : "A date that is not finite cannot be written as \(format)"
         case .unwritableCharacter(let scalar, let format):
             "A string holds U+\(TextSnippet.hex4(scalar)), which \(format) cannot hold"

@@ -76,14 +76,13 @@ struct ByteReader {
             UnsafeRawBufferPointer(start: text.utf8Start, count: count))
     }
 
-    /// The offset of the first byte from `offset` that XML text must look at, or `count`: a C0 control,
-    /// `&`, `<`, or `0xEF` (the lead byte of U+FFFE/U+FFFF). Every other byte is plain content. Eight bytes are
-    /// looked at a time (a byte below `n` sets its high bit in `(w − n·0x01…) & ~w & 0x80…`; a byte equal to
-    /// `b` is a zero byte of `w ^ b·0x01…`, found the same way with `n = 1`).
+    /// The offset of the first byte from `offset` that XML text must look at, or `count`: `&`, `<`, or `0xEF`
+    /// (the lead byte of U+FFFE/U+FFFF). Every other byte is plain content. Eight bytes are looked at a time (a
+    /// byte equal to `b` is a zero byte of `w ^ b·0x01…`, and a zero byte sets its high bit in
+    /// `(w − 0x01…) & ~w & 0x80…`).
     @inline(__always)
     func skipPlainXMLText(from offset: Int) -> Int {
         let ones: UInt64 = 0x0101_0101_0101_0101
-        let highBits: UInt64 = 0x8080_8080_8080_8080
         var index = offset
         let count = base.count
         while index + 8 <= count {
@@ -91,15 +90,13 @@ struct ByteReader {
             let ampersand = word ^ (ones &* 0x26)
             let lessThan = word ^ (ones &* 0x3C)
             let lead = word ^ (ones &* 0xEF)
-            let found =
-                ((word &- ones &* 0x20) & ~word) | ((ampersand &- ones) & ~ampersand)
-                | ((lessThan &- ones) & ~lessThan) | ((lead &- ones) & ~lead)
-            if found & highBits != 0 { break }
+            let found = ((ampersand &- ones) & ~ampersand) | ((lessThan &- ones) & ~lessThan) | ((lead &- ones) & ~lead)
+            if found & 0x8080_8080_8080_8080 != 0 { break }
             index += 8
         }
         while index < count {
             let byte = base[index]
-            if byte < 0x20 || byte == 0x26 || byte == 0x3C || byte == 0xEF { return index }
+            if byte == 0x26 || byte == 0x3C || byte == 0xEF { return index }
             index += 1
         }
         return count
@@ -125,6 +122,16 @@ struct ByteReader {
         for byte in slice { combined |= byte }
         guard combined < 0x80 else { return nil }
         return String(decoding: slice, as: UTF8.self)
+    }
+
+    /// The string of `count` bytes of ISO-8859-1 at `offset`: each byte is the code point of its value.
+    /// The caller has checked the range.
+    func latin1String(at offset: Int, count: Int) -> String {
+        assert(offset >= 0 && count >= 0 && offset + count <= base.count)
+        var string = ""
+        string.unicodeScalars.reserveCapacity(count)
+        for index in offset..<(offset + count) { string.unicodeScalars.append(Unicode.Scalar(base[index])) }
+        return string
     }
 
     /// The string of `count` bytes of UTF-8 at `offset`, or `nil` if they are not valid UTF-8.

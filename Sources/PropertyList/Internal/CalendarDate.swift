@@ -1,6 +1,8 @@
 /// Civil (proleptic Gregorian, UTC) dates ↔ seconds since 2001-01-01 00:00:00 UTC, without Foundation.
 ///
-/// The day arithmetic is Howard Hinnant's `days_from_civil` / `civil_from_days`.
+/// The calendar is ISO 8601's: the Gregorian rules extended before 1582 (no Julian dates) and astronomical year
+/// numbers (the year before 0001 is 0000, then -0001). Every reader, writer and `hangar print` use it, so a date
+/// shows the same day everywhere. The day arithmetic is Howard Hinnant's `days_from_civil` / `civil_from_days`.
 struct CalendarDate: Equatable {
     var year: Int
     var month: Int
@@ -11,9 +13,10 @@ struct CalendarDate: Equatable {
 
     /// Days from 1970-01-01 to 2001-01-01.
     static let daysFrom1970To2001: Int64 = 11_323
-    /// The first instant of year 0000 and of year 10000: the range the XML and JSON date forms can write.
+    /// The first instant of year -9999 and of year 10000: the range the XML and JSON date forms can write
+    /// (four digits, with a minus sign before year 0000).
     static let writableRange: Range<Double> = {
-        let first = CalendarDate(year: 0, month: 1, day: 1, hour: 0, minute: 0, second: 0).secondsSince2001
+        let first = CalendarDate(year: -9_999, month: 1, day: 1, hour: 0, minute: 0, second: 0).secondsSince2001
         let end = CalendarDate(year: 10_000, month: 1, day: 1, hour: 0, minute: 0, second: 0).secondsSince2001
         return Double(first)..<Double(end)
     }()
@@ -83,9 +86,16 @@ struct CalendarDate: Equatable {
         self.second = second
     }
 
-    /// Parses `YYYY-MM-DDTHH:MM:SSZ`, optionally with a fraction `.d+` before the `Z`, from `count` bytes
-    /// given by `byte`. Returns the seconds since 2001, or `nil` when the text or a field is invalid.
-    static func parseISO8601(count: Int, byte: (Int) -> UInt8) -> Double? {
+    /// Parses `YYYY-MM-DDTHH:MM:SSZ`, optionally with a fraction `.d+` before the `Z` and a minus sign before a
+    /// year before 0000 (`-0044-03-15T12:00:00Z`, which CF reads too), from `count` bytes given by `text`.
+    /// Returns the seconds since 2001, or `nil` when the text or a field is invalid (CF normalises a day or
+    /// month out of range, `2020-02-30`; this refuses it). Every valid date reads as CF reads it, negative
+    /// years included.
+    static func parseISO8601(count textCount: Int, byte text: (Int) -> UInt8) -> Double? {
+        let negative = textCount > 0 && text(0) == UInt8(ascii: "-")
+        let shift = negative ? 1 : 0
+        let count = textCount - shift
+        func byte(_ index: Int) -> UInt8 { text(index + shift) }
         // Fixed positions: 0123-56-89T12:45:78Z
         guard count >= 20 else { return nil }
         func number(_ start: Int, _ width: Int) -> Int? {
@@ -102,7 +112,8 @@ struct CalendarDate: Equatable {
             let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
             let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2)
         else { return nil }
-        let date = CalendarDate(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+        let date = CalendarDate(
+            year: negative ? -year : year, month: month, day: day, hour: hour, minute: minute, second: second)
         guard date.isValid else { return nil }
         var fraction = 0.0
         var index = 19
@@ -124,8 +135,8 @@ struct CalendarDate: Equatable {
 
     /// `YYYY-MM-DDTHH:MM:SS` for the whole second at or before `seconds` (the fraction is dropped, as Apple's
     /// XML writer does), plus, when `fractionDigits > 0` and the fraction is non-zero at that precision, `.`
-    /// and up to that many digits (trailing zeros trimmed); then `Z`. `nil` when `seconds` is not finite or
-    /// falls outside years 0000…9999.
+    /// and up to that many digits (trailing zeros trimmed); then `Z`. A year before 0000 is written with a minus
+    /// sign (`-0001`). `nil` when `seconds` is not finite or falls outside years -9999…9999.
     static func formatISO8601(_ seconds: Double, fractionDigits: Int = 0) -> [UInt8]? {
         var out: [UInt8] = []
         out.reserveCapacity(21 + fractionDigits)
@@ -157,7 +168,8 @@ struct CalendarDate: Equatable {
         }
         guard writableRange.contains(whole) else { return false }
         let date = CalendarDate(secondsSince2001: Int64(whole))
-        appendDigits(date.year, width: 4, to: &out)
+        if date.year < 0 { out.append(UInt8(ascii: "-")) }
+        appendDigits(abs(date.year), width: 4, to: &out)
         out.append(UInt8(ascii: "-"))
         appendDigits(date.month, width: 2, to: &out)
         out.append(UInt8(ascii: "-"))

@@ -118,7 +118,7 @@ enum UTF8Bytes {
     enum XMLText: Equatable {
         /// Written as it is.
         case plain
-        /// Holds `&`, `<` or `>`, which must be escaped.
+        /// Holds `&`, `<`, `>` or a carriage return, which must be escaped.
         case needsEscaping
         /// Holds a character XML 1.0 cannot hold at all: a C0 control other than tab, LF, CR, or U+FFFE/U+FFFF.
         case forbidden(UInt32)
@@ -142,7 +142,11 @@ enum UTF8Bytes {
                 guard index < count else { break }
                 let byte = bytes[index]
                 if byte < 0x20 {
-                    if byte != 0x09 && byte != 0x0A && byte != 0x0D { return .forbidden(UInt32(byte)) }
+                    if byte == 0x0D {
+                        result = .needsEscaping
+                    } else if byte != 0x09 && byte != 0x0A {
+                        return .forbidden(UInt32(byte))
+                    }
                 } else if byte == 0x26 || byte == 0x3C || byte == 0x3E {
                     result = .needsEscaping
                 } else if byte == 0xEF, index + 2 < count, bytes[index + 1] == 0xBF,

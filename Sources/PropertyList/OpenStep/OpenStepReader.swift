@@ -1,11 +1,16 @@
 /// Reads old-style ASCII (OpenStep / NeXTSTEP) property lists, as the appendix of Apple's Property List
 /// Programming Guide describes them.
 ///
-/// - Strings: quoted with `"` (or `'`), with escapes `\n \t \r \" \' \\ \a \b \f \v`, `\ooo` octal (up to
-///   \177: higher values are NeXTSTEP-encoded characters, refused as unsupported) and `\Uxxxx` (one to four
-///   hex digits, UTF-16, surrogate pairs joined; `\u` is accepted too). Any other escape is an error.
+/// - Strings: quoted with `"` (or `'`), with CF's escapes: `\a \b \f \n \r \t \v`; `\ooo`, one to three octal
+///   digits, a byte (taken modulo 256, as CF does) in the NeXTSTEP character set (ASCII below 0x80); `\Uxxxx`,
+///   up to four hex digits, a UTF-16 code unit (`\U` without digits is U+0000, as in CF). Any other escaped
+///   character stands for itself (`\"`, `\\`, `\x41` is `x41`). One difference from CF: `\u` followed by a hex
+///   digit is read as `\U` is, as GNUstep reads it (CF reads `\u00e7` as `u00e7`); see ``OpenStepScanner``.
+///   Surrogate pairs written as two escapes are joined; an unpaired surrogate is refused (CF keeps it).
 ///   Unquoted strings are runs of `[A-Za-z0-9_$+/:.-]`. Everything is a string: the format has no numbers,
 ///   Booleans or dates.
+/// - Text: UTF-8, or UTF-16/UTF-32 with a byte order mark (``TextEncoding``; Xcode writes `.strings` files
+///   in UTF-16).
 /// - Data: `<0fab 12cd>`, hex digit pairs with whitespace anywhere.
 /// - Arrays `( a, b, )` (a trailing comma is allowed), dictionaries `{ key = value; }` (`;` required after
 ///   every entry; the last duplicate key wins).
@@ -14,7 +19,8 @@
 /// - Errors carry the line and column; nesting is bounded by ``DecodingLimits/maxDepth``.
 enum OpenStepReader {
     static func read(_ bytes: [UInt8], limits: DecodingLimits) throws(PropertyListError) -> PropertyList {
-        try withByteReader(bytes) { reader throws(PropertyListError) in
+        let text = try TextEncoding.utf8Text(of: bytes, xmlDeclaration: false) ?? bytes
+        return try withByteReader(text) { reader throws(PropertyListError) in
             var scanner = OpenStepScanner(reader: reader, limits: limits)
             return try scanner.scanDocument()
         }
@@ -23,6 +29,12 @@ enum OpenStepReader {
 
 /// The byte-level parser behind ``OpenStepReader``: one pass, no recursion; the containers it opens live in a
 /// ``ValueBuilder``.
+///
+/// Why `\u00e7` is `ç` here although CF reads it as `u00e7`: Apple's writers never write a lowercase `\u` (they
+/// write `\U`), so a lowercase `\u` followed by hex digits comes from GNUstep, whose files (its own
+/// `Resources/Languages`) mean the character by it, or from a person who meant the same. Reading it as CF does
+/// would turn `"Fran\u00e7ais"` into `"Franu00e7ais"`, which no author intended. A `\u` not followed by a hex
+/// digit stands for `u`, as it does in CF.
 struct OpenStepScanner: TextScanner {
     let reader: ByteReader
     private var builder: ValueBuilder
@@ -299,7 +311,6 @@ struct OpenStepScanner: TextScanner {
         case UInt8(ascii: "r"): scratch.append(0x0D)
         case UInt8(ascii: "t"): scratch.append(0x09)
         case UInt8(ascii: "v"): scratch.append(0x0B)
-        case UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "\\"): scratch.append(byte)
         case UInt8(ascii: "0")...UInt8(ascii: "7"):
             var value = Int(byte - UInt8(ascii: "0"))
             var digits = 1
@@ -308,46 +319,46 @@ struct OpenStepScanner: TextScanner {
                 position += 1
                 digits += 1
             }
-            guard value < 0x80 else {
-                throw failure(
-                    .unsupportedFeature(
-                        "Found octal escape \\\(String(value, radix: 8)), a NeXTSTEP-encoded character (not supported)"),
-                    at: offset)
-            }
-            scratch.append(UInt8(value))
-        case UInt8(ascii: "U"), UInt8(ascii: "u"):
-            var value = try scanHexUnit(escapeAt: offset)
-            if (0xDC00...0xDFFF).contains(value) {
-                throw failure(
-                    .unpairedSurrogate("Found an unpaired surrogate \\U\(TextSnippet.hex4(value))"), at: offset)
-            }
-            if (0xD800...0xDBFF).contains(value) {
-                let next = position
-                guard next + 1 < reader.count, reader[next] == UInt8(ascii: "\\"),
-                    reader[next + 1] | 0x20 == UInt8(ascii: "u")
-                else {
-                    throw failure(
-                        .unpairedSurrogate("Found an unpaired surrogate \\U\(TextSnippet.hex4(value))"), at: offset)
-                }
-                position += 2
-                let low = try scanHexUnit(escapeAt: next)
-                guard (0xDC00...0xDFFF).contains(low) else {
-                    throw failure(
-                        .unpairedSurrogate("Found an unpaired surrogate \\U\(TextSnippet.hex4(value))"), at: offset)
-                }
-                value = 0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)
-            }
-            guard let scalar = Unicode.Scalar(value) else {
-                throw failure(.invalidEscape("Found an invalid \\U escape"), at: offset)
-            }
-            UTF8.encode(scalar) { scratch.append($0) }
+            // CF keeps the value in a byte (`\400` is `\0`) and reads it in the NeXTSTEP character set.
+            let code = value & 0xFF
+            // 0xFE and 0xFF have no NeXTSTEP character; CF reads them as U+0000, the table's 0.
+            let unit = code < 0x80 ? UInt16(code) : CharacterTables.nextStep[code - 0x80]
+            // Every table entry is a scalar of the Basic Multilingual Plane outside the surrogates.
+            if let scalar = Unicode.Scalar(unit) { UTF8.encode(scalar) { scratch.append($0) } }
+        case UInt8(ascii: "U"):
+            try scanUnitEscape(at: offset)
+        case UInt8(ascii: "u") where position < reader.count && NumberText.hexDigitValue(reader[position]) < 16:
+            // GNUstep's meaning (see the type's documentation); CF would read `u` and the digits as text.
+            try scanUnitEscape(at: offset)
         default:
-            throw failure(.invalidEscape("Found unknown escape '\\\(TextSnippet.printable(byte))'"), at: offset)
+            // Any other escaped character stands for itself, as in CF: `\"`, `\'`, `\\`, a newline, `\x`, `\u`
+            // without hex digits. A non-ASCII character's other bytes follow as ordinary text.
+            scratch.append(byte)
         }
     }
 
-    /// One to four hex digits after `\U`.
-    private mutating func scanHexUnit(escapeAt offset: Int) throws(PropertyListError) -> UInt32 {
+    /// The code unit of `\U` (or GNUstep's `\u`) and its hex digits before `position`, joined with a following
+    /// low-surrogate escape when it is a high surrogate; appended to `scratch` as UTF-8.
+    private mutating func scanUnitEscape(at offset: Int) throws(PropertyListError) {
+        var value = scanHexUnit()
+        let unpaired = CodecFailure.unpairedSurrogate("Found an unpaired surrogate \\U\(TextSnippet.hex4(value))")
+        if (0xDC00...0xDFFF).contains(value) { throw failure(unpaired, at: offset) }
+        if (0xD800...0xDBFF).contains(value) {
+            let next = position
+            guard next + 1 < reader.count, reader[next] == UInt8(ascii: "\\"),
+                reader[next + 1] | 0x20 == UInt8(ascii: "u")
+            else { throw failure(unpaired, at: offset) }
+            position += 2
+            let low = scanHexUnit()
+            guard (0xDC00...0xDFFF).contains(low) else { throw failure(unpaired, at: offset) }
+            value = 0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)
+        }
+        guard let scalar = Unicode.Scalar(value) else { throw failure(unpaired, at: offset) }
+        UTF8.encode(scalar) { scratch.append($0) }
+    }
+
+    /// Up to four hex digits after `\U` (none reads as 0, as in CF).
+    private mutating func scanHexUnit() -> UInt32 {
         var value: UInt32 = 0
         var digits = 0
         while digits < 4, position < reader.count {
@@ -357,7 +368,6 @@ struct OpenStepScanner: TextScanner {
             position += 1
             digits += 1
         }
-        guard digits > 0 else { throw failure(.syntax("Found \\U without hex digits"), at: offset) }
         return value
     }
 }

@@ -2,6 +2,13 @@
 enum FormatDetector {
     static func detect(_ bytes: [UInt8]) throws(PropertyListError) -> PropertyListFormat {
         if bytes.starts(with: BinaryFormat.magicPrefix) { return .binary }
+        // UTF-16 and UTF-32 text: detect from its first characters (the readers transcode the whole text).
+        if let preview = TextEncoding.asciiPreview(of: bytes) { return try detectText(preview) }
+        return try detectText(bytes)
+    }
+
+    /// The format of text (with an optional UTF-8 byte order mark) from its first non-blank character.
+    private static func detectText(_ bytes: [UInt8]) throws(PropertyListError) -> PropertyListFormat {
         var index = 0
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
         while index < bytes.count,

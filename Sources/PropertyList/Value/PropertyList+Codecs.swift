@@ -1,8 +1,9 @@
 extension PropertyList {
     /// Decodes a property list in any format this module reads, detecting which from the bytes.
     ///
-    /// Detection: `bplist` magic → binary; otherwise the first non-blank byte after an optional UTF-8 BOM:
-    /// `<` → XML; `{`/`[`/`"`-JSON that parses as JSON → JSON; anything else → OpenStep.
+    /// Detection: `bplist` magic → binary; otherwise the first non-blank character after an optional byte order
+    /// mark (UTF-8, UTF-16 or UTF-32): `<` → XML; `{`/`[`/`"`-JSON that parses as JSON → JSON; anything else →
+    /// OpenStep.
     public static func decode(
         _ bytes: [UInt8],
         limits: DecodingLimits = .default

@@ -61,7 +61,8 @@ extension XMLScanner {
     }
 
     /// Parses a start tag at `position` (a `<`): the name, attributes (only `<plist>` may have them), and `>`
-    /// or `/>`.
+    /// or `/>`. The attributes of `<plist>` are skipped unread up to the first `>`, as CF skips them (files in
+    /// the wild have `<plist version=\"1.0\">`).
     mutating func scanStartTag() throws(PropertyListError) -> (tag: Tag, selfClosing: Bool, offset: Int) {
         let offset = position
         position += 1
@@ -73,6 +74,9 @@ extension XMLScanner {
         }
         guard let tag = tag(at: nameStart, length: length) else {
             throw failure(.syntax("Found unknown tag <\(name(at: nameStart, length: length))>"), at: offset)
+        }
+        if tag == .plist, position < reader.count, NumberText.isXMLWhitespace(reader[position]) {
+            return (tag, try skipPlistAttributes(openedAt: offset), offset)
         }
         while true {
             let hadSpace = skipWhitespace()
@@ -100,40 +104,26 @@ extension XMLScanner {
         }
     }
 
-    /// Parses `name = "value"` (or single quotes) at `position`.
+    /// Skips the attributes of `<plist …>` up to its `>`; returns whether the tag closes itself (`/>`).
+    mutating func skipPlistAttributes(openedAt offset: Int) throws(PropertyListError) -> Bool {
+        while position < reader.count, reader[position] != UInt8(ascii: ">"), reader[position] != UInt8(ascii: "<") {
+            position += 1
+        }
+        guard position < reader.count, reader[position] == UInt8(ascii: ">") else {
+            throw failure(.unterminated("tag <plist>"), at: offset)
+        }
+        position += 1
+        return reader[position - 2] == UInt8(ascii: "/")
+    }
+
+    /// Refuses the attribute at `position`: no element but `<plist>` (whose attributes are skipped) has any.
     mutating func scanAttribute(of tag: Tag) throws(PropertyListError) {
         let nameStart = position
         while position < reader.count, Self.isNameByte(reader[position]) { position += 1 }
-        guard tag == .plist else {
-            throw failure(
-                .syntax(
-                    "Found unexpected attribute \"\(name(at: nameStart, length: position - nameStart))\" on <\(tag.name)>"
-                ), at: nameStart)
-        }
-        skipWhitespace()
-        guard position < reader.count, reader[position] == UInt8(ascii: "=") else {
-            throw failure(.syntax("Expected '=' after an attribute name in <\(tag.name)>"), at: position)
-        }
-        position += 1
-        skipWhitespace()
-        guard position < reader.count, reader[position] == UInt8(ascii: "\"") || reader[position] == UInt8(ascii: "'")
-        else {
-            throw failure(.syntax("Expected a quoted attribute value in <\(tag.name)>"), at: position)
-        }
-        let quote = reader[position]
-        let valueStart = position
-        position += 1
-        while position < reader.count, reader[position] != quote {
-            let byte = reader[position]
-            guard byte != UInt8(ascii: "<"), byte != UInt8(ascii: "&"), byte >= 0x20 || byte == 0x09 else {
-                throw failure(.syntax("Found '\(TextSnippet.printable(byte))' in an attribute value"), at: position)
-            }
-            position += 1
-        }
-        guard position < reader.count else {
-            throw failure(.unterminated("attribute value in <\(tag.name)>"), at: valueStart)
-        }
-        position += 1
+        throw failure(
+            .syntax(
+                "Found unexpected attribute \"\(name(at: nameStart, length: position - nameStart))\" on <\(tag.name)>"),
+            at: nameStart)
     }
 
     /// Parses `</name>` at `position` and checks the name.
@@ -177,7 +167,8 @@ extension XMLScanner {
         throw failure(.unterminated("comment"), at: offset)
     }
 
-    /// Skips `<? … ?>` at `position`. An XML declaration must come first and name UTF-8 (or US-ASCII).
+    /// Skips `<? … ?>` at `position`. An XML declaration must come first (after blank lines at most); its encoding
+    /// was read by ``TextEncoding`` before the scan.
     mutating func skipProcessingInstruction(atDocumentStart: Bool) throws(PropertyListError) {
         let offset = position
         position += 2
@@ -204,36 +195,16 @@ extension XMLScanner {
             guard atDocumentStart else {
                 throw failure(.syntax("Found an XML declaration after the start of the document"), at: offset)
             }
-            try checkEncoding(from: position, to: end)
         }
         position = end + 2
     }
 
-    /// Checks the `encoding` pseudo-attribute of an XML declaration, if present, in `start..<end`.
-    func checkEncoding(from start: Int, to end: Int) throws(PropertyListError) {
-        let word = Array("encoding".utf8)
-        var index = start
-        while index + word.count <= end, !reader.matches(word, at: index) { index += 1 }
-        guard index + word.count <= end else { return }
-        index += word.count
-        while index < end, reader[index] != UInt8(ascii: "\"") && reader[index] != UInt8(ascii: "'") { index += 1 }
-        guard index < end else { return }
-        let quote = reader[index]
-        let valueStart = index + 1
-        guard let valueEnd = reader.firstIndex(of: quote, from: valueStart, to: end) else { return }
-        let value = String(decoding: reader.bytes(at: valueStart, count: valueEnd - valueStart), as: UTF8.self)
-        switch value.lowercased() {
-        case "utf-8", "utf8", "us-ascii", "ascii":
-            return
-        default:
-            throw failure(
-                .unsupportedEncoding("Found unsupported encoding \"\(TextSnippet.of(value))\" (only UTF-8 is read)"),
-                at: valueStart)
-        }
-    }
-
     /// Skips `<!DOCTYPE name [PUBLIC "…" "…" | SYSTEM "…"]>` at `position`. An internal subset (`[`) is
     /// refused: it is where entities are declared, and nothing declared there is ever expanded or fetched.
+    ///
+    /// Otherwise lenient, as CF is (it skips to the first `>`): a quote with no partner before the next `<` is an
+    /// ordinary character (a tool that escaped its quotes, `PUBLIC \"-//Apple//DTD PLIST 1.0//EN\"`, may leave
+    /// one alone), and so is a `<`.
     mutating func skipDoctype() throws(PropertyListError) {
         let offset = position
         position += Self.doctypeOpen.count
@@ -249,12 +220,9 @@ extension XMLScanner {
                         "Found an internal DTD subset; XML entity declarations are not supported in property lists"),
                     at: position)
             case UInt8(ascii: "\""), UInt8(ascii: "'"):
-                guard let close = reader.firstIndex(of: byte, from: position + 1, to: reader.count) else {
-                    throw failure(.unterminated("DOCTYPE"), at: offset)
-                }
-                position = close + 1
-            case UInt8(ascii: "<"):
-                throw failure(.syntax("Found '<' inside the DOCTYPE"), at: position)
+                var close = position + 1
+                while close < reader.count, reader[close] != byte, reader[close] != UInt8(ascii: "<") { close += 1 }
+                position = close < reader.count && reader[close] == byte ? close + 1 : position + 1
             default:
                 position += 1
             }

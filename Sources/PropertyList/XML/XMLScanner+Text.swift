@@ -70,8 +70,8 @@ extension XMLScanner {
         let count = reader.count
         while position < count {
             let byte = reader[position]
-            // Fast filter: only controls, `&`, `<` and the 0xEF lead of U+FFFE/U+FFFF need a look.
-            if byte >= 0x20 && byte != 0x26 && byte != 0x3C && byte != 0xEF {
+            // Fast filter: only `&`, `<` and the 0xEF lead of U+FFFE/U+FFFF need a look.
+            if byte != 0x26 && byte != 0x3C && byte != 0xEF {
                 position = reader.skipPlainXMLText(from: position + 1)
                 continue
             }
@@ -112,10 +112,9 @@ extension XMLScanner {
             case 0xEF:
                 try checkNoncharacter(at: position)
                 position += 1
-            case ..<0x20:
-                try checkControl(byte, at: position)
-                position += 1
             default:
+                // Raw control characters are kept, as CF keeps them (TextMate wrote U+0003 and U+001B into
+                // `.tmSnippet` and `.tmCommand` files). XML 1.0 does not allow them: ``XMLWriter`` refuses them.
                 position += 1
             }
         }
@@ -136,21 +135,10 @@ extension XMLScanner {
                 position = index + 3
                 return
             }
-            if byte < 0x20 { try checkControl(byte, at: index) }
             if byte == 0xEF { try checkNoncharacter(at: index) }
             index += 1
         }
         throw failure(.unterminated("CDATA section"), at: offset)
-    }
-
-    @inline(__always)
-    func checkControl(_ byte: UInt8, at offset: Int) throws(PropertyListError) {
-        guard byte == 0x09 || byte == 0x0A || byte == 0x0D else {
-            throw failure(
-                .invalidCharacter(
-                    "Found control character U+\(TextSnippet.hex4(UInt32(byte))), which XML does not allow"),
-                at: offset)
-        }
     }
 
     @inline(__always)

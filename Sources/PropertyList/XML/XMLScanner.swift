@@ -78,11 +78,9 @@ struct XMLScanner: TextScanner {
 
     mutating func scanDocument() throws(PropertyListError) -> PropertyList {
         let count = reader.count
-        if count >= 2, (reader[0] == 0xFE && reader[1] == 0xFF) || (reader[0] == 0xFF && reader[1] == 0xFE) {
-            throw failure(.unsupportedEncoding("UTF-16 XML property lists are not supported (only UTF-8)"), at: 0)
-        }
         if reader.matches([0xEF, 0xBB, 0xBF], at: 0) { position = 3 }
-        let documentStart = position
+        // Blank lines before the XML declaration are allowed, as CF allows them; any other markup is not.
+        var sawMarkup = false
         var sawDoctype = false
         while true {
             skipWhitespace()
@@ -93,7 +91,7 @@ struct XMLScanner: TextScanner {
                 throw failure(.syntax("Found text before the root element"), at: position)
             }
             if reader.matches(Self.piOpen, at: position) {
-                try skipProcessingInstruction(atDocumentStart: position == documentStart)
+                try skipProcessingInstruction(atDocumentStart: !sawMarkup)
             } else if reader.matches(Self.commentOpen, at: position) {
                 try skipComment()
             } else if reader.matches(Self.doctypeOpen, at: position) {
@@ -103,6 +101,7 @@ struct XMLScanner: TextScanner {
             } else {
                 break
             }
+            sawMarkup = true
         }
         let value = try scanRoot()
         while true {

@@ -4,13 +4,15 @@
 /// 76 − 8·indent characters (indent capped at 8), `<date>` in whole UTC seconds (the fraction is dropped:
 /// see ``PropertyList/firstSubsecondDatePath``), integers in decimal.
 ///
-/// One deliberate difference: reals are written in Swift's shortest round-tripping form (`0.1`, `1.0`,
+/// Two deliberate differences: reals are written in Swift's shortest round-tripping form (`0.1`, `1.0`,
 /// `1e-05`) rather than CF's `%.17g` (`0.10000000000000001`, `1`); both read back to the same bits.
-/// Specials are `nan`, `+infinity`, `-infinity`, as CF writes them.
+/// Specials are `nan`, `+infinity`, `-infinity`, as CF writes them. And a carriage return in text is written
+/// `&#13;` where CF writes it raw: CF reads a raw one back as it is, but XML 1.0 readers (`plistlib`, libxml2,
+/// expat) turn it into a line feed, and the character reference keeps it for them too.
 ///
 /// Refused with ``PropertyListError/Code/unrepresentable`` and the value's path: strings with characters
 /// XML 1.0 cannot hold (C0 controls other than tab, LF and CR; U+FFFE; U+FFFF), dates that are not finite
-/// or fall outside years 0000…9999. Nesting past 512 levels is ``PropertyListError/Code/limitExceeded``.
+/// or fall outside years -9999…9999. Nesting past 512 levels is ``PropertyListError/Code/limitExceeded``.
 enum XMLWriter {
     static let header: [UInt8] = Array(
         """
@@ -106,7 +108,8 @@ struct XMLEmitter: ValueVisitor {
         out.append("</dict>\n")
     }
 
-    /// Appends `string` with `&`, `<`, `>` escaped, after checking that XML 1.0 can hold every character.
+    /// Appends `string` with `&`, `<`, `>` escaped and a carriage return as `&#13;` (a raw one would be read back
+    /// as a line feed by every conforming XML reader), after checking that XML 1.0 can hold every character.
     private mutating func appendEscaped(_ string: String) throws(WriteFailure) {
         switch UTF8Bytes.scanXMLText(string) {
         case .plain:
@@ -117,6 +120,7 @@ struct XMLEmitter: ValueVisitor {
                 case UInt8(ascii: "&"): out.append("&amp;")
                 case UInt8(ascii: "<"): out.append("&lt;")
                 case UInt8(ascii: ">"): out.append("&gt;")
+                case 0x0D: out.append("&#13;")
                 default: out.append(byte)
                 }
             }

@@ -73,19 +73,19 @@ enum TreePrinter {
         return "{length = \(bytes.count), bytes = 0x\(shown)\(ellipsis)}"
     }
 
-    private static let formatter: DateFormatter = {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss.SSS Z"
-        return formatter
-    }()
-
+    /// `2004-10-26 10:33:33 +0000`, with `.SSS` milliseconds when there is a fraction, as plutil prints dates;
+    /// in the calendar the XML writer uses (proleptic Gregorian, so a date before 1582 shows the same day as
+    /// `hangar convert xml1` writes; Foundation's formatters would switch to the Julian calendar).
     private static func formatDate(_ seconds: Double) -> String {
-        let date = Date(timeIntervalSinceReferenceDate: seconds)
-        var text = formatter.string(from: date)
-        // Whole seconds print without the fraction, as plutil does.
-        if seconds.rounded(.down) == seconds { text = text.replacingOccurrences(of: ".000 ", with: " ") }
-        return text
+        guard let iso = PropertyList.iso8601Text(forDate: seconds, fractionDigits: 3) else {
+            return "\(seconds) seconds after 2001-01-01 00:00:00 +0000"
+        }
+        // `YYYY-MM-DDTHH:MM:SS[.f]Z`, the year possibly with a minus sign.
+        var text = String(iso.dropLast()).replacingOccurrences(of: "T", with: " ")
+        if let dot = text.firstIndex(of: ".") {
+            let digits = text.distance(from: dot, to: text.endIndex) - 1
+            text += String(repeating: "0", count: max(0, 3 - digits))
+        }
+        return text + " +0000"
     }
 }

@@ -7,7 +7,6 @@ import Testing
 
     @Test(arguments: [
         ("cpython-array-count-overflow.bplist", PropertyListError.Code.malformed, "is not an integer", 9),
-        ("cpython-ascii-invalid-byte.bplist", .invalidValue, "byte above 0x7F", 8),
         ("cpython-data-count-huge.bplist", .malformed, "is not an integer", 9),
         ("cpython-date-nan.bplist", .invalidValue, "not a finite time", 8),
         ("cpython-dict-key-not-string.bplist", .malformed, "key (object 1) is not a string", 9),
@@ -37,6 +36,7 @@ import Testing
     }
 
     @Test func everyHostileCorpusFileIsInTheTable() {
+        // cpython-ascii-invalid-byte.bplist is read (as ISO-8859-1): BinaryCorpusTests pins its value.
         #expect(Corpus.invalidFiles(extension: ".bplist").count == 24)
     }
 

@@ -52,13 +52,7 @@ import Testing
         ("<0fa>", .malformed, "Found an odd number of hex digits in data at line 1, column 1"),
         ("<0fxz>", .malformed, "Found 'x' in data (expected hex digits) at line 1, column 4"),
         ("<0f", .malformed, "Found unterminated data at line 1, column 1"),
-        (#""\q""#, .malformed, "Found unknown escape '\\q' at line 1, column 2"),
-        (
-            #""\351""#, .unsupported,
-            "Found octal escape \\351, a NeXTSTEP-encoded character (not supported) at line 1, column 2"
-        ),
         (#""\Ud800x""#, .invalidValue, "Found an unpaired surrogate \\UD800 at line 1, column 2"),
-        (#""\Ux""#, .malformed, "Found \\U without hex digits at line 1, column 2"),
         ("a b", .malformed, "Found 'b' after the root value at line 1, column 3"),
         (
             "a = b", .malformed,

@@ -63,7 +63,7 @@ import Testing
         #expect(Self.reason { try PropertyList(json: Array("[1,]".utf8)) } == .syntax)
         #expect(Self.reason { try PropertyList(json: Array("18446744073709551616".utf8)) } == .numberOutOfRange)
         #expect(Self.reason { try PropertyList(xml: Array("<string>&#0;</string>".utf8)) } == .invalidEscape)
-        #expect(Self.reason { try PropertyList(openStep: Array(#""\Q""#.utf8)) } == .invalidEscape)
+        #expect(Self.reason { try PropertyList(openStep: Array(#""\UDC00""#.utf8)) } == .unpairedSurrogate)
         #expect(Self.reason { try PropertyList.decode([]) } == .emptyInput)
         #expect(
             Self.reason { try PropertyList(binary: Array("bplist15".utf8) + Array(repeating: 0, count: 40)) }

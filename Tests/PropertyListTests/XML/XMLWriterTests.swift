@@ -91,8 +91,9 @@ import Testing
         (["x": ["\u{FFFF}"]], "x[0]", "A string holds U+FFFF, which XML 1.0 cannot hold"),
         ([.date(.nan)], "[0]", "A date that is not finite cannot be written as XML"),
         (["when": .date(.infinity)], "when", "A date that is not finite cannot be written as XML"),
-        (["when": .date(1e300)], "when", "A date outside years 0000…9999 cannot be written as XML"),
-        (.date(-63_145_526_401), "", "A date outside years 0000…9999 cannot be written as XML"),
+        (["when": .date(1e300)], "when", "A date outside years -9999…9999 cannot be written as XML"),
+        // One second before -9999-01-01T00:00:00Z.
+        (.date(-378_683_424_001), "", "A date outside years -9999…9999 cannot be written as XML"),
     ]
 
     @Test(arguments: unrepresentable)
@@ -115,10 +116,12 @@ import Testing
         #expect(error?.location == .path(String(repeating: "[0]", count: 512)))
     }
 
-    @Test func controlCharactersThatXMLHoldsAreWrittenRaw() throws {
-        let value: PropertyList = "a\tb\nc\rd"
-        #expect(try xml(value) == document("<string>a\tb\nc\rd</string>\n"))
+    @Test func tabAndLineFeedAreWrittenRawAndCarriageReturnAsAReference() throws {
+        // A raw CR would survive CF's reader but not an XML 1.0 one (plistlib, libxml2): each turns it into LF.
+        let value: PropertyList = "a\tb\nc\rd\r\ne"
+        #expect(try xml(value) == document("<string>a\tb\nc&#13;d&#13;\ne</string>\n"))
         #expect(try PropertyList(xml: value.encoded(as: .xml)) == value)
+        #expect(try xml(["k\r": 1]) == document("<dict>\n\t<key>k&#13;</key>\n\t<integer>1</integer>\n</dict>\n"))
     }
 
     @Test func firstSubsecondDatePathFindsTheFractionXMLDrops() {
