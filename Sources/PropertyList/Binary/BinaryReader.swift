@@ -100,14 +100,17 @@ struct BinaryDecoder {
     private let reader: ByteReader
     private let trailer: Trailer
     private let limits: DecodingLimits
-    /// Object number → decoded value, once decoded.
-    private var decoded: [PropertyList?]
-    /// Object number → how many values the decoded object holds, counting shared children every time, with
-    /// ``onPathBit`` set while it is being decoded (a reference back to it is a cycle). One 4-byte word an
-    /// object keeps the decoder's own memory small beside the value it builds.
-    private var marks: [UInt32]
+    /// Object number → ``onPathBit`` while its children are being decoded (a reference back to it is a cycle),
+    /// else 1 + its index in `kept` once decoded and kept, else 0. One 4-byte word an object keeps the decoder's
+    /// own memory small beside the value it builds.
+    private var slots: [UInt32]
     private static let onPathBit: UInt32 = 1 << 31
-    /// The expansion budget, capped so that every size fits below ``onPathBit``.
+    /// The decoded objects worth keeping, with how many values each holds (shared children counted every time):
+    /// containers, so that a shared one is neither decoded nor counted item by item again, and heap-backed
+    /// leaves (long strings, data), so that references to one share its storage. A small leaf costs less to
+    /// decode again at each reference than a kept copy for every object would.
+    private var kept: [(value: PropertyList, size: Int)] = []
+    /// The expansion budget.
     private let maxExpandedNodes: Int
     /// Values produced so far, shared references counted as often as they are used.
     private var expandedCount = 0
@@ -129,9 +132,8 @@ struct BinaryDecoder {
                     at: .byteOffset(entry))
             }
         }
-        decoded = Array(repeating: nil, count: trailer.objectCount)
-        marks = Array(repeating: 0, count: trailer.objectCount)
-        maxExpandedNodes = min(limits.maxExpandedNodes, Int(Self.onPathBit) - 1)
+        slots = Array(repeating: 0, count: trailer.objectCount)
+        maxExpandedNodes = limits.maxExpandedNodes
     }
 
     mutating func decodeRoot() throws(PropertyListError) -> PropertyList {
@@ -143,18 +145,32 @@ struct BinaryDecoder {
     private mutating func value(object: Int, depth: Int, referencedAt site: Int) throws(PropertyListError)
         -> PropertyList
     {
-        if let cached = decoded[object] {
-            try count(Int(marks[object]), at: site)
-            return cached
-        }
-        guard marks[object] & Self.onPathBit == 0 else {
+        let slot = slots[object]
+        guard slot & Self.onPathBit == 0 else {
             throw PropertyListError(.referenceCycle(object: object), at: .byteOffset(site))
+        }
+        if slot != 0 {
+            let entry = kept[Int(slot) - 1]
+            try count(entry.size, at: site)
+            return entry.value
         }
         let before = expandedCount
         let result = try decode(object: object, depth: depth)
-        decoded[object] = result
-        marks[object] = UInt32(truncatingIfNeeded: expandedCount - before)
+        if Self.isWorthKeeping(result) {
+            kept.append((result, expandedCount - before))
+            slots[object] = UInt32(truncatingIfNeeded: kept.count)
+        }
         return result
+    }
+
+    /// Containers, and leaves whose storage is on the heap (a string of more than 15 UTF-8 bytes, data).
+    private static func isWorthKeeping(_ value: PropertyList) -> Bool {
+        switch value {
+        case .array, .dictionary: true
+        case .string(let string): string.utf8.count > 15
+        case .data(let bytes): !bytes.isEmpty
+        default: false
+        }
     }
 
     private mutating func count(_ values: Int, at site: Int) throws(PropertyListError) {
@@ -247,14 +263,14 @@ struct BinaryDecoder {
         -> [PropertyList]
     {
         let (length, refs) = try containerHeader(marker: marker, at: start, depth: depth, refsPerEntry: 1)
-        marks[object] = Self.onPathBit
+        slots[object] = Self.onPathBit
         var elements = [PropertyList]()
         elements.reserveCapacity(length)
         for index in 0..<length {
             let site = refs + index * trailer.objectRefSize
             elements.append(try value(object: try reference(at: site), depth: depth + 1, referencedAt: site))
         }
-        marks[object] = 0
+        slots[object] = 0
         return elements
     }
 
@@ -262,7 +278,7 @@ struct BinaryDecoder {
         -> PropertyList.Dictionary
     {
         let (length, refs) = try containerHeader(marker: marker, at: start, depth: depth, refsPerEntry: 2)
-        marks[object] = Self.onPathBit
+        slots[object] = Self.onPathBit
         var keys: [String] = []
         var values: [PropertyList] = []
         keys.reserveCapacity(length)
@@ -278,7 +294,7 @@ struct BinaryDecoder {
             keys.append(key)
             values.append(try value(object: try reference(at: valueSite), depth: depth + 1, referencedAt: valueSite))
         }
-        marks[object] = 0
+        slots[object] = 0
         // A key given twice keeps its last value, as Apple's XML reader, CPython and go-plist do.
         return PropertyList.Dictionary(keys: keys, values: values, uniquingKeysWith: { _, last in last })
     }
