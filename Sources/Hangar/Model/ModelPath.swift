@@ -1,3 +1,5 @@
+import PropertyList
+
 /// Where a value sits inside a model's property list: `objects[3].airplanes[1].engineHours`.
 ///
 /// A path is a linked list that grows from its leaf, so extending it while reading costs one small
@@ -74,33 +76,15 @@ public struct ModelPath: Sendable, Hashable, CustomStringConvertible {
         hasher.combine(components)
     }
 
-    /// The path as `objects[3].airplanes[1].engineHours`; keys that are not plain identifiers are written
-    /// `["like this"]`; the root is the empty string.
+    /// The path as `objects[3].airplanes[1].engineHours`, by the one rule of ``PropertyList/pathText(_:)``
+    /// (keys that are not plain names are written `["like this"]`); the root is the empty string.
     public var description: String {
-        var text = ""
-        for component in components {
-            switch component {
-            case .index(let index):
-                text += "[\(index)]"
-            case .key(let key) where Self.isPlain(key):
-                text += text.isEmpty ? key : ".\(key)"
-            case .key(let key):
-                text += "[\(key.debugDescription)]"
-            }
-        }
-        return text
-    }
-
-    /// A key that reads unambiguously after a dot: a letter or `_`, then letters, digits, `_` or `-`.
-    private static func isPlain(_ key: String) -> Bool {
-        guard let first = key.utf8.first, first == UInt8(ascii: "_") || isLetter(first) else { return false }
-        return key.utf8.allSatisfy { byte in
-            isLetter(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-                || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
-        }
-    }
-
-    private static func isLetter(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+        PropertyList.pathText(
+            components.lazy.map { component -> PropertyList.PathComponent in
+                switch component {
+                case .key(let key): .key(key)
+                case .index(let index): .index(index)
+                }
+            })
     }
 }

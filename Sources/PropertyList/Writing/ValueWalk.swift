@@ -80,14 +80,14 @@ enum ValueWalk {
 /// so nothing is spent on paths until something fails.
 struct WriteFailure: Error {
     let failure: CodecFailure
-    var reversedPath: [PathComponent] = []
+    var reversedPath: [PropertyList.PathComponent] = []
 
     init(_ failure: CodecFailure) {
         self.failure = failure
     }
 
     /// Adds the step that led to the failing value, on the way out.
-    func under(_ component: PathComponent) -> WriteFailure {
+    func under(_ component: PropertyList.PathComponent) -> WriteFailure {
         var copy = self
         copy.reversedPath.append(component)
         return copy
@@ -95,7 +95,7 @@ struct WriteFailure: Error {
 
     /// The public error, with the rendered path.
     var propertyListError: PropertyListError {
-        PropertyListError(failure, at: .path(PathComponent.render(reversedPath.reversed())))
+        PropertyListError(failure, at: .path(PropertyList.pathText(reversedPath.reversed())))
     }
 }
 

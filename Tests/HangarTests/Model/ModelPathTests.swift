@@ -1,4 +1,5 @@
 import Hangar
+import PropertyList
 import Testing
 
 @Suite struct ModelPathTests {
@@ -25,9 +26,21 @@ import Testing
         ("9lives", #"["9lives"]"#),
         (#"say "hi""#, #"["say \"hi\""]"#),
         ("snake_case-and-dash", "snake_case-and-dash"),
+        ("CF$UID", "CF$UID"),
+        ("tab\there", #"["tab\there"]"#),
+        ("nul\u{0}", #"["nul\u{0}"]"#),
     ])
     func quotesKeysThatAreNotPlainIdentifiers(key: String, rendered: String) {
         #expect(ModelPath.root.appending(key: key).description == rendered)
+    }
+
+    @Test func modelPathsAndCodecPathsRenderByOneRule() {
+        let steps: [(ModelPath.Component, PropertyList.PathComponent)] = [
+            (.key("objects"), .key("objects")), (.index(2), .index(2)), (.key("file name"), .key("file name")),
+            (.key("CF$UID"), .key("CF$UID")),
+        ]
+        #expect(ModelPath(steps.map(\.0)).description == PropertyList.pathText(steps.map(\.1)))
+        #expect(PropertyList.pathText(steps.map(\.1)) == #"objects[2]["file name"].CF$UID"#)
     }
 
     @Test func componentsAndAppendingContentsOf() {

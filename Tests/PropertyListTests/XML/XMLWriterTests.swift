@@ -86,7 +86,7 @@ import Testing
             ["objects": [1, ["photo": "a\u{1}b"]]], "objects[1].photo",
             "A string holds U+0001, which XML 1.0 cannot hold"
         ),
-        (["bad\u{0}key": 1], "[\"bad\u{0}key\"]", "A string holds U+0000, which XML 1.0 cannot hold"),
+        (["bad\u{0}key": 1], #"["bad\u{0}key"]"#, "A string holds U+0000, which XML 1.0 cannot hold"),
         (["x": "\u{FFFE}"], "x", "A string holds U+FFFE, which XML 1.0 cannot hold"),
         (["x": ["\u{FFFF}"]], "x[0]", "A string holds U+FFFF, which XML 1.0 cannot hold"),
         ([.date(.nan)], "[0]", "A date that is not finite cannot be written as XML"),
