@@ -19,7 +19,7 @@ extension PropertyList {
             case .key(let key) where isPlainName(key):
                 text += text.isEmpty ? key : "." + key
             case .key(let key):
-                text += "[\"" + escaped(key) + "\"]"
+                text += "[" + quoted(key) + "]"
             }
         }
         return text
@@ -39,8 +39,10 @@ extension PropertyList {
         return lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z")
     }
 
-    private static func escaped(_ key: String) -> String {
-        var text = ""
+    /// `key` in double quotes, with `"`, `\` and control characters escaped (`\n`, `\u{1b}`): how paths and
+    /// `hangar print` show a key that is not a plain name.
+    package static func quoted(_ key: String) -> String {
+        var text = "\""
         for scalar in key.unicodeScalars {
             switch scalar {
             case "\"": text += "\\\""
@@ -53,6 +55,6 @@ extension PropertyList {
             default: text.unicodeScalars.append(scalar)
             }
         }
-        return text
+        return text + "\""
     }
 }

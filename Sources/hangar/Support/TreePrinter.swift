@@ -21,7 +21,7 @@ enum TreePrinter {
     private static func render(_ value: PropertyList, indent: Int, into out: inout String) {
         let pad = String(repeating: "  ", count: indent + 1)
         switch value {
-        case .string(let string): out += quoted(string)
+        case .string(let string): out += PropertyList.quoted(string)
         case .integer(let integer): out += integer.description
         case .real(let real): out += real.description
         case .boolean(let flag): out += flag ? "true" : "false"
@@ -37,31 +37,14 @@ enum TreePrinter {
             out += String(repeating: "  ", count: indent) + "]"
         case .dictionary(let entries):
             out += "{\n"
-            for key in entries.keys.sorted(by: { $0.utf16.lexicographicallyPrecedes($1.utf16) }) {
-                guard let element = entries[key] else { continue }
-                out += "\(pad)\(quoted(key)) => "
+            // Entries come in writing order (UTF-16 code units), as `plutil -p` lists them.
+            for (key, element) in entries {
+                out += "\(pad)\(PropertyList.quoted(key)) => "
                 render(element, indent: indent + 1, into: &out)
                 out += "\n"
             }
             out += String(repeating: "  ", count: indent) + "}"
         }
-    }
-
-    private static func quoted(_ string: String) -> String {
-        var out = "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            case "\r": out += "\\r"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                out += "\\u{\(String(scalar.value, radix: 16))}"
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 
     private static func dataDescription(_ bytes: [UInt8]) -> String {
