@@ -14,7 +14,7 @@ let package = Package(
     products: [
         .library(name: "PropertyList", targets: ["PropertyList"]),
         .library(name: "Hangar", targets: ["Hangar"]),
-        .executable(name: "hangar", targets: ["hangar"]),
+        .executable(name: "hangar", targets: ["HangarCLI"]),
         .executable(name: "pilots", targets: ["pilots"]),
     ],
     dependencies: [
@@ -57,9 +57,10 @@ let package = Package(
             path: "Examples/Pilots/Tour",
             swiftSettings: strictSettings
         ),
-        // Layer 3: the command-line tool.
+        // Layer 3: the command-line tool. The target is `HangarCLI` (Sources/HangarCLI), so no two paths differ only
+        // by case on a case-insensitive disk (Sources/Hangar); the `hangar` product keeps the executable's name.
         .executableTarget(
-            name: "hangar",
+            name: "HangarCLI",
             dependencies: [
                 "PropertyList",
                 "Hangar",
@@ -93,7 +94,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HangarCLITests",
-            dependencies: ["hangar"],
+            dependencies: ["HangarCLI"],
             exclude: ["Snapshots"],
             swiftSettings: strictSettings
         ),
