@@ -68,9 +68,18 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // What the test targets share: the process runner, the seeded generator, the stress store's configuration
+        // and the repository root. A regular target (not a test target), so the test targets and hangar-stress
+        // can depend on it; never part of a product.
+        .target(
+            name: "HangarTestSupport",
+            dependencies: ["Hangar"],
+            path: "Tests/HangarTestSupport",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "PropertyListTests",
-            dependencies: ["PropertyList"],
+            dependencies: ["PropertyList", "HangarTestSupport"],
             resources: [.copy("Fixtures")],
             swiftSettings: strictSettings
         ),
@@ -78,23 +87,23 @@ let package = Package(
         // Built with the tests (HangarTests depends on it), never part of a product.
         .executableTarget(
             name: "hangar-stress",
-            dependencies: ["Hangar", "PropertyList"],
+            dependencies: ["Hangar", "PropertyList", "HangarTestSupport"],
             path: "Tests/Tools/hangar-stress",
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "HangarTests",
-            dependencies: ["Hangar", "PropertyList", "PilotModels", "hangar-stress"],
+            dependencies: ["Hangar", "PropertyList", "PilotModels", "HangarTestSupport", "hangar-stress"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "PilotsTourTests",
-            dependencies: ["pilots"],
+            dependencies: ["pilots", "HangarTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "HangarCLITests",
-            dependencies: ["HangarCLI"],
+            dependencies: ["HangarCLI", "HangarTestSupport"],
             exclude: ["Snapshots"],
             swiftSettings: strictSettings
         ),
