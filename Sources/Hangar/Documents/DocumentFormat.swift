@@ -26,16 +26,16 @@ public struct DocumentMigration: Sendable {
 }
 
 /// A step within one major: fills in defaults for a document written by an older minor.
-public struct MinorUpgrade: Sendable {
+struct MinorUpgrade: Sendable {
     /// The major this applies to.
-    public let major: Int
+    let major: Int
     /// Documents with a minor below this one are upgraded to it.
-    public let toMinor: Int
+    let toMinor: Int
     /// The step, on content keys.
-    public let transform: @Sendable (PropertyList.Dictionary) throws -> PropertyList.Dictionary
+    let transform: @Sendable (PropertyList.Dictionary) throws -> PropertyList.Dictionary
 
     /// Upgrades documents of `major` written before `toMinor`.
-    public init(
+    init(
         major: Int,
         toMinor: Int,
         transform: @escaping @Sendable (PropertyList.Dictionary) throws -> PropertyList.Dictionary
@@ -85,15 +85,26 @@ public struct DocumentFormat: Sendable {
     /// A format at `current`, reading majors back to `oldestReadableMajor` through `migrations`
     /// (exactly one step for each major from the oldest to the one before current).
     ///
-    /// The declaration is checked here, once, at start-up: a missing or duplicate step is a programmer error
-    /// and stops the program with a message saying which (``validate(current:oldestReadableMajor:migrations:)``
-    /// performs the same check without stopping, for tests and tools).
+    /// The declaration is checked here, once, at start-up: a missing or duplicate step, or a version out of
+    /// range, is a programmer error and stops the program with a message saying which.
     public init(
         current: DocumentVersion,
         oldestReadableMajor: Int? = nil,
         defaultMinor: Int? = 0,
+        migrations: [DocumentMigration] = []
+    ) {
+        self.init(
+            current: current, oldestReadableMajor: oldestReadableMajor, defaultMinor: defaultMinor,
+            migrations: migrations, minorUpgrades: [])
+    }
+
+    /// A format as above that also runs `minorUpgrades` on documents of an older minor.
+    init(
+        current: DocumentVersion,
+        oldestReadableMajor: Int? = nil,
+        defaultMinor: Int? = 0,
         migrations: [DocumentMigration] = [],
-        minorUpgrades: [MinorUpgrade] = []
+        minorUpgrades: [MinorUpgrade]
     ) {
         let steps: [Int: DocumentMigration]
         do {
@@ -112,7 +123,7 @@ public struct DocumentFormat: Sendable {
     /// Checks a format declaration: versions in range, and exactly one migration for each major from
     /// `oldestReadableMajor` to the one before `current`. Returns the steps by starting major.
     @discardableResult
-    public static func validate(
+    static func validate(
         current: DocumentVersion,
         oldestReadableMajor: Int? = nil,
         migrations: [DocumentMigration]
