@@ -14,7 +14,7 @@ let package = Package(
     products: [
         .library(name: "PropertyList", targets: ["PropertyList"]),
         .library(name: "Hangar", targets: ["Hangar"]),
-        .executable(name: "hangar", targets: ["hangar"]),
+        .executable(name: "hangar", targets: ["HangarCLI"]),
         .executable(name: "pilots", targets: ["pilots"]),
     ],
     dependencies: [
@@ -57,9 +57,10 @@ let package = Package(
             path: "Examples/Pilots/Tour",
             swiftSettings: strictSettings
         ),
-        // Layer 3: the command-line tool.
+        // Layer 3: the command-line tool. The target is `HangarCLI` (Sources/HangarCLI), so no two paths differ only
+        // by case on a case-insensitive disk (Sources/Hangar); the `hangar` product keeps the executable's name.
         .executableTarget(
-            name: "hangar",
+            name: "HangarCLI",
             dependencies: [
                 "PropertyList",
                 "Hangar",
@@ -67,9 +68,18 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // What the test targets share: the process runner, the seeded generator, the stress store's configuration
+        // and the repository root. A regular target (not a test target), so the test targets and hangar-stress
+        // can depend on it; never part of a product.
+        .target(
+            name: "HangarTestSupport",
+            dependencies: ["Hangar"],
+            path: "Tests/HangarTestSupport",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "PropertyListTests",
-            dependencies: ["PropertyList"],
+            dependencies: ["PropertyList", "HangarTestSupport"],
             resources: [.copy("Fixtures")],
             swiftSettings: strictSettings
         ),
@@ -77,23 +87,23 @@ let package = Package(
         // Built with the tests (HangarTests depends on it), never part of a product.
         .executableTarget(
             name: "hangar-stress",
-            dependencies: ["Hangar", "PropertyList"],
+            dependencies: ["Hangar", "PropertyList", "HangarTestSupport"],
             path: "Tests/Tools/hangar-stress",
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "HangarTests",
-            dependencies: ["Hangar", "PropertyList", "PilotModels", "hangar-stress"],
+            dependencies: ["Hangar", "PropertyList", "PilotModels", "HangarTestSupport", "hangar-stress"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "PilotsTourTests",
-            dependencies: ["pilots"],
+            dependencies: ["pilots", "HangarTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "HangarCLITests",
-            dependencies: ["hangar"],
+            dependencies: ["HangarCLI", "HangarTestSupport"],
             exclude: ["Snapshots"],
             swiftSettings: strictSettings
         ),

@@ -42,7 +42,9 @@ compile() {
     if (( status != 0 )); then echo "fuzz.sh: compiling $target failed" >&2; exit 1; fi
 }
 
-flags=(-O -sanitize=fuzzer,address -parse-as-library -swift-version 6 -package-name hangar
+# One -package-name for every module and the target, as SwiftPM gives the package's targets, so `package` names
+# (such as PropertyList's firstSubsecondDatePath) are visible across them.
+flags=(-O -sanitize=fuzzer,address -parse-as-library -swift-version 6 -package-name Hangar
     -enable-upcoming-feature InternalImportsByDefault -enable-upcoming-feature ExistentialAny -I "$out/modules")
 mapfile -t modules < <(sed -n 's|^// fuzz-module: *||p' "Fuzz/$target.swift")
 (( ${#modules[@]} > 0 )) || modules=("PropertyList Sources/PropertyList")

@@ -1,3 +1,4 @@
+import HangarTestSupport
 import Testing
 
 /// `hangar print` and `hangar convert xml1` show a date as the same day in the same calendar: proleptic
@@ -23,7 +24,7 @@ import Testing
 
     @Test func aBinaryDateOfYearZeroFromTheWild() throws {
         // biplist's small_date.plist: a binary date CF reads as 0000-12-30 (plistlib cannot hold year 0).
-        let file = CLI.repositoryRoot + "/Tests/Corpus/wild/files/wooster__biplist__tests_data_small_date.plist"
+        let file = repositoryRoot + "/Tests/Corpus/wild/files/wooster__biplist__tests_data_small_date.plist"
         let shown = try CLI.run(["print", file])
         #expect(shown.stdout.contains("0000-12-30 00:00:00 +0000"), "\(shown.stdout)")
         let converted = try CLI.run(["convert", "xml1", file, "-o", "-"])

@@ -1,4 +1,5 @@
 import Foundation
+import HangarTestSupport
 import Testing
 
 /// Every hostile file is refused by a `hangar` process whose address space is capped at 256 MiB: a decoder
@@ -10,7 +11,7 @@ import Testing
         // cpython-ascii-invalid-byte.bplist is read (its byte 0xFF as ISO-8859-1, as CF reads it): LintTests.
         let shared = ((try? FileManagerList.names(in: CLI.corpus + "/invalid")) ?? [])
             .filter { $0 != "cpython-ascii-invalid-byte.bplist" }.map { CLI.corpus + "/invalid/" + $0 }
-        let fixtures = CLI.repositoryRoot + "/Tests/PropertyListTests/Fixtures/invalid"
+        let fixtures = repositoryRoot + "/Tests/PropertyListTests/Fixtures/invalid"
         let ours = ((try? FileManagerList.names(in: fixtures)) ?? []).filter { $0.hasPrefix("hostile-") }
             .map { fixtures + "/" + $0 }
         return shared + ours

@@ -1,20 +1,11 @@
 import Foundation
+import HangarTestSupport
 import Testing
 
 /// Runs the built `pilots` executable as a real process, on a store in a temporary folder.
 @Suite struct PilotsTourTests {
     /// `pilots` sits beside the test bundle in the build folder.
-    static let executable: String = {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-            .deletingLastPathComponent()
-        // The runner may be inside Foo.xctest/Contents/MacOS on Apple platforms.
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("pilots").path
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-            directory = directory.deletingLastPathComponent()
-        }
-        return "pilots"
-    }()
+    static let executable = ProcessRunner.builtExecutable(named: "pilots") ?? "pilots"
 
     static let headings = [
         "== Step 1. Register the models and their class tags ==",
@@ -26,28 +17,10 @@ import Testing
         "== Step 7. A document from a future version is refused and left untouched ==",
     ]
 
-    struct Run {
-        let status: Int32
-        let stdout: String
-        let stderr: String
-    }
+    typealias Run = ProcessOutput
 
     static func run(_ arguments: [String]) throws -> Run {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        // stderr carries at most one line, so reading stdout first cannot block the child.
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self))
+        try ProcessRunner.run(executable, arguments)
     }
 
     static func expectCompleteTour(_ run: Run, store: String, sourceLocation: SourceLocation = #_sourceLocation) {

@@ -201,7 +201,7 @@ struct Tour {
         let folder = TourFiles.exportsDirectory(forStoreAt: storePath)
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let key = Fleet.ada.licenseNumber ?? Fleet.ada.name
-        let binary = folder + "/" + StoreFileNames.fileName(for: key)
+        let binary = folder + "/" + key + ".plist"
         let xml = folder + "/" + key + ".xml"
         try store.export(key: key, in: Pilot.collection, to: binary)
         try store.export(key: key, in: Pilot.collection, to: xml, format: .xml)

@@ -10,19 +10,19 @@
 /// temporary file in the same folder, which is flushed to disk and renamed over the target, and the
 /// folder is flushed so the rename itself survives a crash. A reader sees the old file or the new one,
 /// never a part of either.
-public enum AtomicFile {
+package enum AtomicFile {
     /// An I/O failure, with the path and the system's reason (`No such file or directory`).
-    public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
+    package struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
         /// The file the operation was about.
-        public let path: String
+        package let path: String
         /// The system's words for what went wrong.
-        public let reason: String
+        package let reason: String
 
-        public var description: String { "\(path): \(reason)" }
+        package var description: String { "\(path): \(reason)" }
     }
 
     /// The whole contents of the file at `path`; `-` reads standard input.
-    public static func contents(of path: String) throws(Failure) -> [UInt8] {
+    package static func contents(of path: String) throws(Failure) -> [UInt8] {
         let descriptor = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw failure(path) }
         defer { if path != "-" { close(descriptor) } }
@@ -51,7 +51,7 @@ public enum AtomicFile {
     /// A writer killed half-way leaves its temporary file (`.NAME.hangar-XXXXXX`) behind; the next save of the
     /// same file removes such files once no live writer holds them (each writer keeps its temporary file
     /// locked with `flock` until it is renamed).
-    public static func save(_ bytes: [UInt8], to path: String) throws(Failure) {
+    package static func save(_ bytes: [UInt8], to path: String) throws(Failure) {
         let directory = parentDirectory(of: path)
         let prefix = ".\(baseName(of: path)).hangar-"
         var mode: mode_t = 0o644
@@ -123,7 +123,7 @@ public enum AtomicFile {
     }
 
     /// Writes `bytes` to standard output.
-    public static func writeToStandardOutput(_ bytes: [UInt8]) throws(Failure) {
+    package static func writeToStandardOutput(_ bytes: [UInt8]) throws(Failure) {
         try writeAll(bytes, to: STDOUT_FILENO, path: "-")
     }
 

@@ -35,7 +35,7 @@ extension Store {
     }
 
     /// Writes every document of `collection` into `directory` (created if needed), one file per key named
-    /// so that any key is a safe file name (``StoreFileNames``). Returns the paths written, in key order.
+    /// so that any key is a safe file name (`a/b` → `a%2Fb.plist`). Returns the paths written, in key order.
     @discardableResult
     public func exportCollection(_ collection: String, to directory: String, format: PropertyListFormat = .binary)
         throws(StoreError) -> [String]
@@ -109,7 +109,7 @@ extension Store {
 
     /// Reads a `.plist` file (any format the codecs read), checks that it is a document envelope (and, when the
     /// collection's options name a format, not of a newer major), and only then saves it under `key` (by
-    /// default the file name without `.plist`, as ``StoreFileNames`` decodes it). Returns the new revision.
+    /// default the file name without `.plist`, `%XX` decoded). Returns the new revision.
     @discardableResult
     public func importFile(
         _ path: String, into collection: String, key: String? = nil, expectedRevision: Int? = nil
@@ -144,9 +144,9 @@ extension Store {
 ///
 /// Letters, digits, `-`, `_` and `.` (except a leading one) stay; every other byte of the key's UTF-8 is
 /// written `%XX`. `"N12345"` → `N12345.plist`; `"a/b"` → `a%2Fb.plist`; `".hidden"` → `%2Ehidden.plist`.
-public enum StoreFileNames {
+package enum StoreFileNames {
     /// The file name (with `.plist`) for `key`.
-    public static func fileName(for key: String) -> String {
+    package static func fileName(for key: String) -> String {
         var name = ""
         for (index, byte) in key.utf8.enumerated() {
             let safe =
@@ -169,7 +169,7 @@ public enum StoreFileNames {
     }
 
     /// The key a file name stands for: `.plist` dropped, `%XX` decoded.
-    public static func key(forFileName fileName: String) -> String {
+    package static func key(forFileName fileName: String) -> String {
         var name = Substring(fileName)
         if name.hasSuffix(".plist") { name = name.dropLast(6) }
         var bytes: [UInt8] = []

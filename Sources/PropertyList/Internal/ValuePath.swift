@@ -5,7 +5,7 @@ extension PropertyList {
     ///
     /// XML's `<date>` holds whole seconds (Apple's and Python's readers take no fraction), so the XML writer
     /// drops the fraction; use this to warn before writing XML. Binary plists keep the fraction.
-    public var firstSubsecondDatePath: String? {
+    package var firstSubsecondDatePath: String? {
         // An explicit stack: a value built in memory may be deeper than any recursion should go.
         var steps: [(parent: Int, component: PathComponent)] = []
         var stack: [(value: PropertyList, step: Int)] = [(self, -1)]

@@ -1,5 +1,6 @@
 import Foundation
 import Hangar
+import HangarTestSupport
 import PropertyList
 import Testing
 
@@ -27,7 +28,7 @@ import Testing
         let directory = try temporaryDirectory()
         let path = directory + "/store.sqlite"
         var checker = SaveLoopChecker()
-        var random = SeededRandom(seed: Self.seed)
+        var random = SeededGenerator(seed: Self.seed)
         var earlyKills = 0
         for cycle in 0..<Self.kills {
             // Both durability settings promise that a commit survives a crash of the program.
@@ -79,7 +80,7 @@ import Testing
         let directory = try temporaryDirectory()
         let path = directory + "/store.sqlite"
         var checker = SaveLoopChecker()
-        var random = SeededRandom(seed: Self.seed ^ 0x2)
+        var random = SeededGenerator(seed: Self.seed ^ 0x2)
         var acknowledgedPerProcess = [0, 0]
         let rounds = max(10, Self.kills / 6)
         for round in 0..<rounds {
@@ -126,7 +127,7 @@ import Testing
         let exports = directory + "/exports"
         try FileManager.default.createDirectory(atPath: exports, withIntermediateDirectories: true)
         let file = exports + "/doc.plist"
-        var random = SeededRandom(seed: Self.seed ^ 0x5EED)
+        var random = SeededGenerator(seed: Self.seed ^ 0x5EED)
         var lastAcknowledged = 0
         var acknowledged = 0
         var seenRevisions = Set<Int>()
@@ -200,28 +201,6 @@ import Testing
             "KillDurabilityTests: \(kills) export kills, seed \(Self.seed): \(acknowledged) acknowledged exports, "
                 + "\(seenRevisions.count) distinct files found whole, at most \(mostTemporaryFiles) temporary files left "
                 + "behind at once")
-    }
-}
-
-/// The configuration `hangar-stress` opens its store with (Tests/Tools/hangar-stress/main.swift).
-func stressConfiguration() -> StoreConfiguration {
-    var configuration = StoreConfiguration()
-    configuration.collections["ledger"] = CollectionOptions(history: .keepAll)
-    configuration.collections["recent"] = CollectionOptions(history: .keepLast(2))
-    configuration.collections["exports"] = CollectionOptions(history: .keepLast(3))
-    return configuration
-}
-
-/// SplitMix64 for the kill moments, so a failing run can be replayed.
-struct SeededRandom {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Hangar
+import HangarTestSupport
 import PropertyList
 import Testing
 
@@ -89,15 +90,9 @@ struct Airfield: VersionedDocument {
 
 /// The README shows the marked code of this file, line for line: an edit to one must be made to the other.
 @Suite struct QuickStartReadmeTests {
-    static let root: String = {
-        var parts = String(#filePath).split(separator: "/", omittingEmptySubsequences: false)
-        parts.removeLast(4)
-        return parts.joined(separator: "/")
-    }()
-
     @Test func readmeShowsThisFilesCode() throws {
         let readme = String(
-            decoding: try #require(FileManager.default.contents(atPath: Self.root + "/README.md")), as: UTF8.self)
+            decoding: try #require(FileManager.default.contents(atPath: repositoryRoot + "/README.md")), as: UTF8.self)
         let source = String(decoding: try #require(FileManager.default.contents(atPath: #filePath)), as: UTF8.self)
         let model = try section(
             of: source, from: "// README quick start: model\n", to: "// README quick start: end of model")

@@ -1,5 +1,6 @@
 import Foundation
 import Hangar
+import HangarTestSupport
 import PilotModels
 import PropertyList
 import Testing
@@ -22,12 +23,8 @@ enum MigrationCorpus {
         DocumentVersion(major: 2, minor: 0),
     ]
 
-    /// `Migrations/Pilots` at the repository root: this file is Tests/HangarTests/Migrations/MigrationCorpus.swift.
-    static let directory: String = {
-        var parts = String(#filePath).split(separator: "/", omittingEmptySubsequences: false)
-        parts.removeLast(4)
-        return parts.joined(separator: "/") + "/Migrations/Pilots"
-    }()
+    /// `Migrations/Pilots` at the repository root.
+    static let directory = repositoryRoot + "/Migrations/Pilots"
 
     static func frozenPath(_ version: DocumentVersion) -> String { directory + "/pilot-v\(version).plist" }
     static func twinPath(_ version: DocumentVersion) -> String { directory + "/pilot-v\(version).xml" }

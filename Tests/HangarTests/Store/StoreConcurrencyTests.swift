@@ -1,5 +1,6 @@
 import Foundation
 import Hangar
+import HangarTestSupport
 import PropertyList
 import Testing
 
@@ -152,7 +153,7 @@ import Testing
     }
 
     static func operation(_ writer: Int, _ index: Int) -> Operation {
-        var random = SeededRandom(seed: UInt64(writer * 1_000_003 + index))
+        var random = SeededGenerator(seed: UInt64(writer * 1_000_003 + index))
         switch random.next() % 3 {
         case 0: return .optimisticIncrement("c0")  // the hot key
         case 1: return .incrementInWrite(counterKeys[Int(random.next() % UInt64(counterKeys.count))])

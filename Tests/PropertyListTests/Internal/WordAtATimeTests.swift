@@ -1,3 +1,4 @@
+import HangarTestSupport
 import Testing
 
 @testable import PropertyList

@@ -1,4 +1,5 @@
 import Foundation
+import HangarTestSupport
 import Testing
 
 @testable import PropertyList
@@ -6,7 +7,7 @@ import Testing
 /// Our binary output loads in CPython's `plistlib` as the same value, and `plistlib`'s output loads in ours.
 @Suite(.enabled(if: Peers.python3 != nil, "python3 is missing: plistlib interop is NOT tested"))
 struct PythonInteropTests {
-    private let dumpScript = Corpus.repositoryRoot + "/Scripts/canonical-dump.py"
+    private let dumpScript = repositoryRoot + "/Scripts/canonical-dump.py"
 
     @Test func plistlibReadsOurBinaryOutput() throws {
         let directory = try FileSystem.temporaryDirectory()

@@ -1,15 +1,9 @@
+import HangarTestSupport
 import Testing
 
 /// The conformance corpus (`Tests/Corpus`, files other projects wrote; see its MANIFEST.md) and this target's
 /// fixtures.
 enum Corpus {
-    /// The repository root: this file is Tests/PropertyListTests/Support/Corpus.swift.
-    static let repositoryRoot: String = {
-        var parts = String(#filePath).split(separator: "/", omittingEmptySubsequences: false)
-        parts.removeLast(4)
-        return parts.joined(separator: "/")
-    }()
-
     /// `Tests/Corpus`, the files other projects wrote (valid ones at the top, `invalid/`, `wild/files/`).
     static let directory = repositoryRoot + "/Tests/Corpus"
     /// `Tests/PropertyListTests/Fixtures`.

@@ -1,4 +1,5 @@
 import Foundation
+import HangarTestSupport
 
 /// Real peer programs for interop tests: CPython's `plistlib` and libplist's `plistutil`.
 ///
@@ -20,28 +21,8 @@ enum Peers {
         return nil
     }
 
-    struct Output {
-        let status: Int32
-        let stdout: String
-        let stderr: String
-    }
-
     /// Runs `executable` with `arguments` and returns what it printed.
-    static func run(_ executable: String, _ arguments: [String]) throws -> Output {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Output(
-            status: process.terminationStatus,
-            stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self))
+    static func run(_ executable: String, _ arguments: [String]) throws -> ProcessOutput {
+        try ProcessRunner.run(executable, arguments)
     }
 }

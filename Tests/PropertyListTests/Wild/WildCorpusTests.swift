@@ -1,3 +1,4 @@
+import HangarTestSupport
 import Testing
 
 @testable import PropertyList
@@ -16,7 +17,7 @@ import Testing
 /// every file CF refuses, Hangar refuses. Every file `plistlib` reads converts to XML and to binary and reads
 /// back equal.
 @Suite struct WildCorpusTests {
-    static let directory = Corpus.repositoryRoot + "/Tests/Corpus/wild/files"
+    static let directory = repositoryRoot + "/Tests/Corpus/wild/files"
     static let expected = Corpus.fixtures + "/wild-expected"
     static let names: [String] = FileSystem.list(directory).sorted()
 

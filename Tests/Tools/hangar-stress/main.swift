@@ -18,29 +18,8 @@
 
 import Foundation
 import Hangar
+import HangarTestSupport
 import PropertyList
-
-/// The same configuration the test opens the store with.
-func stressConfiguration(synchronous: StoreConfiguration.Synchronous) -> StoreConfiguration {
-    var configuration = StoreConfiguration()
-    configuration.synchronous = synchronous
-    configuration.collections["ledger"] = CollectionOptions(history: .keepAll)
-    configuration.collections["recent"] = CollectionOptions(history: .keepLast(2))
-    configuration.collections["exports"] = CollectionOptions(history: .keepLast(3))
-    return configuration
-}
-
-/// A small deterministic generator (SplitMix64), so that a run can be replayed from its seed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Writes a whole line to standard output with write(2): no buffer that a SIGKILL could lose or tear
 /// beyond the line being written.
@@ -73,7 +52,7 @@ func hex(_ bytes: [UInt8]) -> String {
     return String(decoding: text, as: UTF8.self)
 }
 
-func randomBytes(_ count: Int, using generator: inout SplitMix64) -> [UInt8] {
+func randomBytes(_ count: Int, using generator: inout SeededGenerator) -> [UInt8] {
     var bytes: [UInt8] = []
     bytes.reserveCapacity(count + 8)
     while bytes.count < count {
@@ -100,7 +79,7 @@ func saveLoop(path: String, runID: String, seed: UInt64, synchronous: StoreConfi
     let targets =
         (0..<12).map { Target(collection: "ledger", key: "k\($0)") }
         + (0..<6).map { Target(collection: "recent", key: "r\($0)") }
-    var generator = SplitMix64(state: seed)
+    var generator = SeededGenerator(seed: seed)
     emit("ready")
     var sequence = 0
     while true {
@@ -162,7 +141,7 @@ func exportLoop(path: String, file: String, runID: String, seed: UInt64) {
     } catch {
         fail("cannot open \(path): \(error)")
     }
-    var generator = SplitMix64(state: seed)
+    var generator = SeededGenerator(seed: seed)
     emit("ready")
     var sequence = 0
     while true {

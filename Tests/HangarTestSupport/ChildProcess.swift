@@ -1,5 +1,4 @@
-import Foundation
-import Testing
+public import Foundation
 
 #if canImport(Glibc)
     import Glibc
@@ -13,28 +12,19 @@ import Testing
 /// which the test kills with SIGKILL. Spawned with posix_spawn so that the pipe's ends are exactly
 /// controlled: the parent's end is close-on-exec, so no other process the test runner starts keeps it
 /// open and end-of-file arrives as soon as the child dies.
-final class ChildProcess: @unchecked Sendable {
-    let pid: pid_t
-    let stderrPath: String
+public final class ChildProcess: @unchecked Sendable {
+    public let pid: pid_t
+    public let stderrPath: String
     private let condition = NSCondition()
     private var output: [UInt8] = []
     private var reachedEnd = false
     private var exitStatus: Int32?
 
     /// `hangar-stress` sits beside the test bundle in the build folder (it is a dependency of the tests).
-    static let executable: String = {
-        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        var directory = bundle.deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("hangar-stress").path
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-            directory = directory.deletingLastPathComponent()
-        }
-        return "hangar-stress"
-    }()
+    public static let executable = ProcessRunner.builtExecutable(named: "hangar-stress") ?? "hangar-stress"
 
     /// Starts `hangar-stress arguments…`, its standard error going to `stderrPath`.
-    init(_ arguments: [String], stderrPath: String) throws {
+    public init(_ arguments: [String], stderrPath: String) throws {
         self.stderrPath = stderrPath
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
@@ -81,7 +71,7 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// Waits until the child's first line is `line`; false if it printed something else, ended or time ran out.
-    func waitForFirstLine(_ line: String, timeout: TimeInterval) -> Bool {
+    public func waitForFirstLine(_ line: String, timeout: TimeInterval) -> Bool {
         let wanted = Array((line + "\n").utf8)
         let deadline = Date(timeIntervalSinceNow: timeout)
         condition.lock()
@@ -93,7 +83,7 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// Waits until the output contains `text`; false if the child ended or time ran out.
-    func waitForOutput(containing text: String, timeout: TimeInterval) -> Bool {
+    public func waitForOutput(containing text: String, timeout: TimeInterval) -> Bool {
         let needle = Array(text.utf8)
         let deadline = Date(timeIntervalSinceNow: timeout)
         condition.lock()
@@ -112,13 +102,13 @@ final class ChildProcess: @unchecked Sendable {
 
     /// Sends SIGKILL (if still running) and waits for the child; returns its wait status.
     @discardableResult
-    func killAndWait() -> Int32 {
+    public func killAndWait() -> Int32 {
         kill(pid, SIGKILL)
         return waitForExit()
     }
 
     /// Waits for the child to end; returns its wait status.
-    func waitForExit() -> Int32 {
+    public func waitForExit() -> Int32 {
         if let exitStatus { return exitStatus }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
@@ -127,14 +117,14 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// Whether the child was ended by SIGKILL (rather than exiting by itself, which means it failed).
-    static func wasKilled(_ status: Int32) -> Bool {
+    public static func wasKilled(_ status: Int32) -> Bool {
         // WIFSIGNALED / WTERMSIG, which Swift does not import as functions.
         (status & 0x7F) == SIGKILL
     }
 
     /// The complete lines the child printed, after it ended. A line cut short by the kill is dropped: it was
     /// never fully reported.
-    func completeLines() -> [String] {
+    public func completeLines() -> [String] {
         condition.lock()
         while !reachedEnd { condition.wait() }
         let bytes = output
@@ -145,7 +135,7 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// What the child wrote to standard error.
-    var standardError: String {
+    public var standardError: String {
         (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
     }
 }

@@ -1,5 +1,5 @@
 /// The version of the Hangar library.
-public enum HangarVersion {
+enum HangarVersion {
     /// The semantic version of this release.
-    public static let current = "0.1.0"
+    static let current = "0.1.0"
 }
