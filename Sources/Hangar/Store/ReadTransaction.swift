@@ -136,8 +136,15 @@ public class ReadTransaction {
     }
 
     /// The keys of the documents of `collection` whose index `index` holds `value`, sorted.
+    ///
+    /// Values compare exactly, in one order across types: Booleans (`false`, `true`), then numbers (integers
+    /// and reals together, by numeric value: `3` equals `3.0`, `-0.0` equals `0.0`, −∞ first and +∞ last),
+    /// then dates, then strings (by Unicode scalars, NUL included), then data (by bytes). NaN is never
+    /// indexed or found. An index the store has not built (not declared in the configuration it was
+    /// opened with) is ``StoreError/notFound``.
     public func keys(in collection: String, index: String, equalTo value: PropertyList) throws(StoreError) -> [String] {
         checkValid()
+        try requireIndex(index, in: collection)
         guard let bound = IndexValue.sqlite(value) else { return [] }
         return try query(
             "SELECT DISTINCT key FROM index_entries WHERE collection = ?1 AND name = ?2 AND value = ?3 ORDER BY key",
@@ -146,23 +153,56 @@ public class ReadTransaction {
     }
 
     /// The keys of the documents of `collection` whose index `index` holds a value from `lower` to `upper`
-    /// (both included; `nil` for no bound), sorted. Numbers compare with numbers, strings with strings.
+    /// (both included), sorted, in the order ``keys(in:index:equalTo:)`` describes. With one bound `nil`, the
+    /// range stops at the end of the other bound's type: `from: 2, to: nil` is every number from 2 up, not
+    /// the dates and strings after them. A NaN bound finds nothing.
     public func keys(
         in collection: String, index: String, from lower: PropertyList?, to upper: PropertyList?
     ) throws(StoreError) -> [String] {
         checkValid()
+        try requireIndex(index, in: collection)
         var sql = "SELECT DISTINCT key FROM index_entries WHERE collection = ?1 AND name = ?2"
         var arguments: [SQLiteValue] = [.text(collection), .text(index)]
-        for (bound, comparison) in [(lower, ">="), (upper, "<=")] {
-            guard let bound else { continue }
-            guard let value = IndexValue.sqlite(bound) else { return [] }
-            arguments.append(value)
-            sql += " AND value \(comparison) ?\(arguments.count)"
-            // Keep the comparison within one storage class, as a caller means it.
-            sql +=
-                IndexValue.isText(value) ? " AND typeof(value) = 'text'" : " AND typeof(value) IN ('integer', 'real')"
+        var low: [UInt8]?
+        var high: [UInt8]?
+        if let lower {
+            guard let encoded = IndexValue.encoded(lower) else { return [] }
+            low = encoded
+        }
+        if let upper {
+            guard let encoded = IndexValue.encoded(upper) else { return [] }
+            high = encoded
+        }
+        if let low {
+            arguments.append(.blob(low))
+            sql += " AND value >= ?\(arguments.count)"
+            if high == nil {
+                arguments.append(IndexValue.end(ofTag: low[0]))
+                sql += " AND value < ?\(arguments.count)"
+            }
+        }
+        if let high {
+            arguments.append(.blob(high))
+            sql += " AND value <= ?\(arguments.count)"
+            if low == nil {
+                arguments.append(.blob([high[0]]))
+                sql += " AND value >= ?\(arguments.count)"
+            }
         }
         return try query(sql + " ORDER BY key", arguments, collection: collection) { $0.text(at: 0) }
+    }
+
+    /// Throws ``StoreError/notFound`` unless the store has built `index` for `collection`.
+    private func requireIndex(_ index: String, in collection: String) throws(StoreError) {
+        let built: [Void] = try query(
+            "SELECT 1 FROM index_catalog WHERE collection = ?1 AND name = ?2", [.text(collection), .text(index)],
+            collection: collection
+        ) { _ in () }
+        guard !built.isEmpty else {
+            throw StoreError(
+                .notFound, "No index \(index) is built (declare it in the store's configuration)",
+                collection: collection)
+        }
     }
 
     /// Every document of `collection` read as a `Document`, in key order; those that cannot be read are
@@ -264,25 +304,5 @@ public class ReadTransaction {
             createdAt: Date(timeIntervalSince1970: statement.double(at: c + 4)),
             updatedAt: Date(timeIntervalSince1970: statement.double(at: c + 5)),
             body: statement.blob(at: c + 6))
-    }
-}
-
-/// How index values are stored in SQLite.
-enum IndexValue {
-    static func sqlite(_ value: PropertyList) -> SQLiteValue? {
-        switch value {
-        case .string(let string): .text(string)
-        case .integer(let integer):
-            integer.int64Value.map(SQLiteValue.integer) ?? .real(Double(integer.uint64Value ?? 0))
-        case .real(let real): real.isNaN ? nil : .real(real)
-        case .date(let seconds): .real(seconds)
-        case .boolean(let flag): .integer(flag ? 1 : 0)
-        case .data, .array, .dictionary: nil
-        }
-    }
-
-    static func isText(_ value: SQLiteValue) -> Bool {
-        if case .text = value { return true }
-        return false
     }
 }

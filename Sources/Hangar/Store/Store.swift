@@ -51,6 +51,7 @@ public final class Store: Sendable {
                 return reader
             }
         }
+        try reconcileIndexes()
     }
 
     /// A private store in memory, gone when released (for tests and caches).

@@ -39,7 +39,38 @@ enum StoreSchema {
             PRIMARY KEY (collection, name, value, key)
         ) STRICT, WITHOUT ROWID;
         CREATE INDEX index_entries_by_key ON index_entries (collection, key);
+        """,
+        // 2: the last revision each key ever had (kept across deletes and history pruning, so a revision is
+        // never reused); the indexes built and from which definition; mirror files not yet written. Index
+        // values become order-preserving BLOBs (``IndexValue``): the old entries are dropped and rebuilt on open.
         """
+        CREATE TABLE key_revisions (
+            collection TEXT NOT NULL,
+            key TEXT NOT NULL,
+            revision INTEGER NOT NULL,
+            PRIMARY KEY (collection, key)
+        ) STRICT, WITHOUT ROWID;
+        INSERT INTO key_revisions (collection, key, revision)
+            SELECT collection, key, max(revision) FROM (
+                SELECT collection, key, revision FROM documents
+                UNION ALL SELECT collection, key, revision FROM history
+            ) GROUP BY collection, key;
+        CREATE TABLE index_catalog (
+            collection TEXT NOT NULL,
+            name TEXT NOT NULL,
+            fingerprint TEXT NOT NULL,
+            PRIMARY KEY (collection, name)
+        ) STRICT, WITHOUT ROWID;
+        DELETE FROM index_entries;
+        CREATE TABLE mirror_failures (
+            collection TEXT NOT NULL,
+            key TEXT NOT NULL,
+            directory TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            failed_at REAL NOT NULL,
+            PRIMARY KEY (collection, key)
+        ) STRICT, WITHOUT ROWID;
+        """,
     ]
 
     /// Brings `connection`'s schema up to date in one transaction; refuses a store from a newer Hangar.

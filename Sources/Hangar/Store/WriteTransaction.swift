@@ -169,11 +169,18 @@ public final class WriteTransaction: ReadTransaction {
                 .invalidDocument, "The document cannot be encoded", collection: collection, key: key, underlying: error)
         }
         let content = envelope.dictionaryValue ?? [:]
+        // Computed and checked for unique values before anything is written: a duplicate writes nothing.
+        let entries = try indexEntries(for: content, collection: collection, key: key)
         let classTag = content["class"]?.stringValue
         let now = Date().timeIntervalSince1970
-        let revision: Int
-        if let current {
-            revision = current.revision + 1
+        // Revisions of a key only grow: past deletes, history pruning and restores (``StoreSchema`` step 2).
+        let revision = max(current?.revision ?? 0, try lastRevision(collection: collection, key: key)) + 1
+        try execute(
+            """
+            INSERT INTO key_revisions (collection, key, revision) VALUES (?1, ?2, ?3)
+            ON CONFLICT (collection, key) DO UPDATE SET revision = excluded.revision
+            """, [.text(collection), .text(key), .integer(Int64(revision))], collection: collection, key: key)
+        if current != nil {
             try moveCurrentToHistory(collection: collection, key: key)
             try execute(
                 """
@@ -186,13 +193,6 @@ public final class WriteTransaction: ReadTransaction {
                     .real(now), .blob(body),
                 ], collection: collection, key: key)
         } else {
-            // A document deleted and saved again goes on from its history's last revision.
-            let last =
-                try query(
-                    "SELECT max(revision) FROM history WHERE collection = ?1 AND key = ?2",
-                    [.text(collection), .text(key)]
-                ) { Int($0.int64(at: 0)) }.first ?? 0
-            revision = last + 1
             try execute(
                 """
                 INSERT INTO documents (collection, key, class_tag, major, minor, revision, created_at, updated_at, body)
@@ -204,7 +204,7 @@ public final class WriteTransaction: ReadTransaction {
                     .real(now), .blob(body),
                 ], collection: collection, key: key)
         }
-        try updateIndexes(content, collection: collection, key: key)
+        try replaceIndexEntries(entries, collection: collection, key: key)
         if let directory = store.configuration.options(for: collection).mirrorDirectory {
             pendingMirrors.append((directory, key, body))
         }
@@ -228,6 +228,17 @@ public final class WriteTransaction: ReadTransaction {
     struct CurrentRow {
         let revision: Int
         let version: DocumentVersion
+    }
+
+    /// The last revision `key` ever had, whether or not it exists now; 0 for a key never saved.
+    private func lastRevision(collection: String, key: String) throws(StoreError) -> Int {
+        try query(
+            """
+            SELECT max(revision) FROM (
+                SELECT revision FROM key_revisions WHERE collection = ?1 AND key = ?2
+                UNION ALL SELECT max(revision) FROM history WHERE collection = ?1 AND key = ?2)
+            """, [.text(collection), .text(key)], collection: collection, key: key
+        ) { Int($0.int64(at: 0)) }.first ?? 0
     }
 
     private func currentRow(collection: String, key: String) throws(StoreError) -> CurrentRow? {
@@ -267,24 +278,6 @@ public final class WriteTransaction: ReadTransaction {
             SELECT collection, key, revision, class_tag, major, minor, updated_at, body FROM documents
             WHERE collection = ?1 AND key = ?2
             """, arguments, collection: collection, key: key)
-    }
-
-    private func updateIndexes(_ content: PropertyList.Dictionary, collection: String, key: String) throws(StoreError) {
-        let indexes = store.configuration.options(for: collection).indexes
-        try execute(
-            "DELETE FROM index_entries WHERE collection = ?1 AND key = ?2", [.text(collection), .text(key)],
-            collection: collection, key: key)
-        var body = content
-        body[DocumentFormat.majorKey] = nil
-        body[DocumentFormat.minorKey] = nil
-        for index in indexes {
-            for value in index.extract(body) {
-                guard let stored = IndexValue.sqlite(value) else { continue }
-                try execute(
-                    "INSERT OR IGNORE INTO index_entries (collection, name, value, key) VALUES (?1, ?2, ?3, ?4)",
-                    [.text(collection), .text(index.name), stored, .text(key)], collection: collection, key: key)
-            }
-        }
     }
 
     static func checkName(_ name: String, what: String) throws(StoreError) {

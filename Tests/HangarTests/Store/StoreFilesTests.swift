@@ -135,7 +135,7 @@ import Testing
             try Store(path: path)
         } throws: { error in
             guard case StoreError.newerSchema = error else { return false }
-            return "\(error)".contains("has store schema version 99; this Hangar reads up to 1")
+            return "\(error)".contains("has store schema version 99; this Hangar reads up to 2")
         }
         #expect(try AtomicFile.contents(of: path) == before)
     }
