@@ -145,6 +145,10 @@ extension Store {
 /// Letters, digits, `-`, `_` and `.` (except a leading one) stay; every other byte of the key's UTF-8 is
 /// written `%XX`. `"N12345"` → `N12345.plist`; `"a/b"` → `a%2Fb.plist`; `".hidden"` → `%2Ehidden.plist`.
 public enum StoreFileNames {
+    /// The content key an exported file carries its document's key under, so that import files it under
+    /// that key whatever the file is named. Import removes it; saves refuse content that uses it.
+    public static let keyMetadataKey = "hangarKey"
+
     /// The file name (with `.plist`) for `key`.
     public static func fileName(for key: String) -> String {
         var name = ""

@@ -48,19 +48,38 @@ public final class WriteTransaction: ReadTransaction {
                 version = current.version
             }
         }
-        let envelope: PropertyList
-        do {
-            envelope = try DocumentCoding.envelope(
-                for: document, registry: registry, extraContent: kept, version: version)
-        } catch {
+        guard case .dictionary(var content) = registry.encode(document) else {
             throw StoreError(
-                .invalidDocument, "\(Document.self) cannot be stored", collection: collection, key: key,
-                underlying: error)
+                .invalidDocument,
+                "\(Document.self) is represented as a non-dictionary; a document must be a dictionary",
+                collection: collection, key: key)
         }
+        try Self.checkReservedKeys(
+            content, isRegisteredClass: registry.tag(for: type(of: document)) != nil, type: "\(Document.self)",
+            collection: collection, key: key)
+        for (name, value) in kept where content[name] == nil { content[name] = value }
+        let envelope = Document.format.seal(content, version: version)
         return try write(
             envelope, version: version, current: current, collection: collection, key: key,
             expectedRevision: expectedRevision, readableMajor: format.current.major,
             overwritingNewerMajor: overwritingNewerMajor)
+    }
+
+    /// The content keys a model may not write: the envelope's version keys, the key exports carry
+    /// (``StoreFileNames/keyMetadataKey``), and `"class"` unless the registry tags the model's type.
+    static func checkReservedKeys(
+        _ content: PropertyList.Dictionary, isRegisteredClass: Bool, type: String, collection: String, key: String
+    ) throws(StoreError) {
+        var reserved = [DocumentFormat.majorKey, DocumentFormat.minorKey, StoreFileNames.keyMetadataKey]
+        if !isRegisteredClass { reserved.append("class") }
+        for name in reserved where content[name] != nil {
+            var error = StoreError(
+                .reservedKey,
+                "\(type)'s representation uses the reserved key \"\(name)\"; it could not be read back, so it was not saved",
+                collection: collection, key: key)
+            error.field = name
+            throw error
+        }
     }
 
     // MARK: Saving envelopes
@@ -81,6 +100,13 @@ public final class WriteTransaction: ReadTransaction {
         checkValid()
         let format = store.configuration.options(for: collection).format
         let version = try Self.envelopeVersion(envelope, collection: collection, key: key)
+        if envelope.dictionaryValue?[StoreFileNames.keyMetadataKey] != nil {
+            var error = StoreError(
+                .reservedKey, "The envelope uses the reserved key \"\(StoreFileNames.keyMetadataKey)\"",
+                collection: collection, key: key)
+            error.field = StoreFileNames.keyMetadataKey
+            throw error
+        }
         if let format, version.major > format.current.major, !overwritingNewerMajor {
             throw StoreError(
                 .newerMajor,
