@@ -84,18 +84,30 @@ extension Store {
         return found
     }
 
+    /// Writes the envelope with the document's key added under ``StoreFileNames/keyMetadataKey``: the file
+    /// name is only a hint, and import files the document under the key it carries.
     private static func writeFile(_ stored: StoredDocument, to path: String, format: PropertyListFormat)
         throws(StoreError)
     {
-        var bytes = stored.body
-        if format != .binary {
-            do {
-                bytes = try stored.envelope().encoded(as: format)
-            } catch {
-                throw StoreError(
-                    .invalidDocument, "Cannot write the document as \(format)", collection: stored.collection,
-                    key: stored.key, underlying: error)
+        guard case .dictionary(var content) = try stored.envelope() else {
+            throw StoreError(
+                .invalidDocument, "The stored document is not a dictionary", collection: stored.collection,
+                key: stored.key)
+        }
+        content[StoreFileNames.keyMetadataKey] = .string(stored.key)
+        let bytes: [UInt8]
+        do {
+            if format != .binary, let readable = try? PropertyList.dictionary(content).encoded(as: format) {
+                bytes = readable
+            } else {
+                // A key XML cannot hold (control characters) is carried as its UTF-8 bytes.
+                if format != .binary { content[StoreFileNames.keyMetadataKey] = .data(Array(stored.key.utf8)) }
+                bytes = try PropertyList.dictionary(content).encoded(as: format)
             }
+        } catch {
+            throw StoreError(
+                .invalidDocument, "Cannot write the document as \(format)", collection: stored.collection,
+                key: stored.key, underlying: error)
         }
         do {
             try AtomicFile.save(bytes, to: path)
@@ -108,36 +120,135 @@ extension Store {
     // MARK: Import
 
     /// Reads a `.plist` file (any format the codecs read), checks that it is a document envelope (and, when the
-    /// collection's options name a format, not of a newer major), and only then saves it under `key` (by
-    /// default the file name without `.plist`, as ``StoreFileNames`` decodes it). Returns the new revision.
+    /// collection's options name a format, not of a newer major), and only then saves it under `key`: by
+    /// default the key the file carries (``StoreFileNames/keyMetadataKey``, written by export), else its file
+    /// name without `.plist` as ``StoreFileNames`` decodes it. Returns the new revision.
     @discardableResult
     public func importFile(
         _ path: String, into collection: String, key: String? = nil, expectedRevision: Int? = nil
     ) throws(StoreError) -> Int {
-        let key = key ?? StoreFileNames.key(forFileName: (path as NSString).lastPathComponent)
+        let file = try Self.readImportFile(path, collection: collection, key: key)
+        return try writeRethrowingStoreErrors { transaction throws(StoreError) in
+            try Self.save(file, in: collection, transaction: transaction, expectedRevision: expectedRevision)
+        }
+    }
+
+    /// Imports `paths` as one unit: every file is read and checked first, then all are saved in one
+    /// transaction, so either every file is stored or none is. A failure names the file
+    /// (``StoreError/file``). Each file goes under the key it carries, or its file name's key (see
+    /// ``importFile(_:into:key:expectedRevision:)``). `progress` is told how many files are read, then
+    /// saved (`(done, total)`), every 100 files and at the end of each phase. Returns each file's key and
+    /// new revision, in order.
+    @discardableResult
+    public func importFiles(
+        _ paths: [String], into collection: String, progress: ((ImportProgress) -> Void)? = nil
+    ) throws(StoreError) -> [(key: String, revision: Int)] {
+        var files: [ImportFile] = []
+        for (index, path) in paths.enumerated() {
+            files.append(try Self.readImportFile(path, collection: collection, key: nil))
+            if (index + 1) % 100 == 0 || index + 1 == paths.count {
+                progress?(ImportProgress(phase: .reading, done: index + 1, total: paths.count))
+            }
+        }
+        return try writeRethrowingStoreErrors { transaction throws(StoreError) in
+            var results: [(key: String, revision: Int)] = []
+            for (index, file) in files.enumerated() {
+                results.append((file.key, try Self.save(file, in: collection, transaction: transaction)))
+                if (index + 1) % 100 == 0 || index + 1 == files.count {
+                    progress?(ImportProgress(phase: .saving, done: index + 1, total: files.count))
+                }
+            }
+            return results
+        }
+    }
+
+    /// A file read for import: where it came from, the key it goes under, its envelope without the key.
+    private struct ImportFile {
+        let path: String
+        let key: String
+        let envelope: PropertyList
+    }
+
+    private static func readImportFile(_ path: String, collection: String, key explicitKey: String?)
+        throws(StoreError) -> ImportFile
+    {
+        let fileNameKey = StoreFileNames.key(forFileName: (path as NSString).lastPathComponent)
         let bytes: [UInt8]
         do {
             bytes = try AtomicFile.contents(of: path)
         } catch {
-            throw StoreError(.io, "Cannot read \(path)", collection: collection, key: key, underlying: error)
+            throw Self.fileError(
+                StoreError(.io, "Cannot read the file", collection: collection, key: fileNameKey, underlying: error),
+                path)
         }
-        let envelope: PropertyList
+        var envelope: PropertyList
         do {
             envelope = try PropertyList.decode(bytes).value
         } catch {
-            throw StoreError(
-                .invalidDocument, "\(path) is not a property list", collection: collection, key: key, underlying: error)
+            throw Self.fileError(
+                StoreError(
+                    .invalidDocument, "Not a property list", collection: collection, key: fileNameKey,
+                    underlying: error), path)
         }
-        do {
-            return try write { transaction in
-                try transaction.save(envelope: envelope, key: key, in: collection, expectedRevision: expectedRevision)
+        var carried: String?
+        if case .dictionary(var content) = envelope, let value = content[StoreFileNames.keyMetadataKey] {
+            switch value {
+            case .string(let text): carried = text
+            case .data(let bytes) where String(validating: bytes, as: UTF8.self) != nil:
+                carried = String(decoding: bytes, as: UTF8.self)
+            default:
+                throw Self.fileError(
+                    StoreError(
+                        .invalidDocument, "\(StoreFileNames.keyMetadataKey) is not a string or UTF-8 data",
+                        collection: collection, key: fileNameKey), path)
             }
-        } catch let error as StoreError {
-            throw error
+            content[StoreFileNames.keyMetadataKey] = nil
+            envelope = .dictionary(content)
+        }
+        let key = explicitKey ?? carried ?? fileNameKey
+        do {
+            _ = try WriteTransaction.envelopeVersion(envelope, collection: collection, key: key)
+            try WriteTransaction.checkName(key, what: "key")
         } catch {
-            throw StoreError(.database, "\(error)", collection: collection, key: key)
+            throw Self.fileError(error, path)
+        }
+        return ImportFile(path: path, key: key, envelope: envelope)
+    }
+
+    private static func save(
+        _ file: ImportFile, in collection: String, transaction: WriteTransaction, expectedRevision: Int? = nil
+    ) throws(StoreError) -> Int {
+        do {
+            return try transaction.save(
+                envelope: file.envelope, key: file.key, in: collection, expectedRevision: expectedRevision)
+        } catch {
+            throw Self.fileError(error, file.path)
         }
     }
+
+    private static func fileError(_ error: StoreError, _ path: String) -> StoreError {
+        var error = error
+        error.file = path
+        return error
+    }
+}
+
+/// How far ``Store/importFiles(_:into:progress:)`` has got.
+public struct ImportProgress: Sendable {
+    /// What an import does: reads and checks every file, then saves them all.
+    public enum Phase: Sendable {
+        /// Reading and checking files.
+        case reading
+        /// Saving them, in one transaction.
+        case saving
+    }
+
+    /// The phase.
+    public let phase: Phase
+    /// Files done in this phase.
+    public let done: Int
+    /// Files in all.
+    public let total: Int
 }
 
 /// File names for keys: any key maps to a safe, reversible name.
@@ -164,10 +275,18 @@ public enum StoreFileNames {
                 name += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
             }
         }
-        // A key too long for a file name keeps its first 200 characters (all ASCII by now) and gains a
-        // digest of the whole key.
+        // A key too long for a file name keeps its first 200 or so characters (all ASCII by now) and gains a
+        // digest of the whole key. Such a name does not give the key back: exported files carry their key
+        // (``keyMetadataKey``), and import reads it from there.
         if name.utf8.count > 240 {
-            name = String(name.prefix(200)) + "~" + String(StoreFileNames.digest(key), radix: 16)
+            // Cut before an escape rather than inside one (every `%` in a name starts an escape).
+            let limit = name.utf8.index(name.utf8.startIndex, offsetBy: 200)
+            var end = limit
+            for back in [2, 1] where name.utf8[name.utf8.index(limit, offsetBy: -back)] == UInt8(ascii: "%") {
+                end = name.utf8.index(limit, offsetBy: -back)
+            }
+            name =
+                String(decoding: name.utf8[..<end], as: UTF8.self) + "~" + String(StoreFileNames.digest(key), radix: 16)
         }
         return name + ".plist"
     }

@@ -170,9 +170,12 @@ struct DBExport: ParsableCommand {
 struct DBImport: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Store .plist files in a collection, each under its file name without .plist.",
-        discussion: "Each file is checked (a property list, a document envelope) before it is written; "
-            + "prints `KEY REVISION` per file. The store is created if it does not exist.")
+        abstract: "Store .plist files in a collection, all or none, each under the key it carries or its file name.",
+        discussion: "Every file is checked (a property list, a document envelope) before any is written, and "
+            + "all are saved in one transaction: one bad file imports nothing, and the error names it. A file "
+            + "`db export` wrote goes under the key it carries; another under its file name without .plist. "
+            + "Prints `KEY REVISION` per file; with more than 1000 files, progress goes to standard error. "
+            + "The store is created if it does not exist.")
 
     @OptionGroup var store: StoreOption
     @Argument(help: "The collection.") var collection: String
@@ -183,16 +186,20 @@ struct DBImport: ParsableCommand {
     }
 
     func run() throws {
+        let total = files.count
         try withStore(store, creating: true) { store in
-            for file in files {
-                let key = StoreFileNames.key(forFileName: (file as NSString).lastPathComponent)
-                do throws(StoreError) {
-                    let revision = try store.importFile(file, into: collection, key: key)
-                    print("\(key) \(revision)")
-                } catch {
-                    throw FileFailure(path: file, reason: error.description)
+            let results: [(key: String, revision: Int)]
+            do throws(StoreError) {
+                results = try store.importFiles(files, into: collection) { progress in
+                    guard total > 1000, progress.done % 1000 == 0 || progress.done == progress.total else { return }
+                    let phase = progress.phase == .reading ? "read" : "saved"
+                    FileHandle.standardError.write(Data("\(phase) \(progress.done)/\(progress.total)\n".utf8))
                 }
+            } catch {
+                guard let file = error.file else { throw error }
+                throw FileFailure(path: file, reason: error.description)
             }
+            for result in results { print("\(result.key) \(result.revision)") }
         }
     }
 }
