@@ -2,24 +2,6 @@ import Foundation
 public import PropertyList
 
 extension Store {
-    /// Writes mirrors after a commit. The data is committed whatever happens here; a failure says so.
-    func writeMirrors(_ mirrors: [(directory: String, key: String, bytes: [UInt8]?)]) throws(StoreError) {
-        for mirror in mirrors {
-            let path = mirror.directory + "/" + StoreFileNames.fileName(for: mirror.key)
-            do {
-                if let bytes = mirror.bytes {
-                    try FileManager.default.createDirectory(atPath: mirror.directory, withIntermediateDirectories: true)
-                    try AtomicFile.save(bytes, to: path)
-                } else if FileManager.default.fileExists(atPath: path) {
-                    try FileManager.default.removeItem(atPath: path)
-                }
-            } catch {
-                throw StoreError(
-                    .io, "Saved, but the mirror file \(path) could not be updated", key: mirror.key, underlying: error)
-            }
-        }
-    }
-
     // MARK: Export
 
     /// Writes the document at `key` to `path` as a `.plist` file (binary, or XML), atomically: a reader of

@@ -101,7 +101,8 @@ public final class Store: Sendable {
     }
 
     /// Runs `body` in a write transaction: everything it saves and deletes is committed together when it
-    /// returns, and nothing is when it throws. Writes are serialized; a `write` inside another on the same
+    /// returns, and nothing is when it throws. A write that committed returns normally: mirror files that
+    /// cannot be written are retried later and reported another way (``mirrorFailures()``). Writes are serialized; a `write` inside another on the same
     /// store is a programmer error.
     @discardableResult
     public func write<Result>(_ body: (WriteTransaction) throws -> Result) throws -> Result {
@@ -124,7 +125,7 @@ public final class Store: Sendable {
                 }
             }
         }
-        try writeMirrors(mirrors)
+        writeMirrors(mirrors)
         return result
     }
 

@@ -5,7 +5,9 @@ public import PropertyList
 /// are committed together when the closure returns. Use it only inside the closure.
 public final class WriteTransaction: ReadTransaction {
     /// Files to write (or remove, when `bytes` is nil) once the transaction has committed.
-    private(set) var pendingMirrors: [(directory: String, key: String, bytes: [UInt8]?)] = []
+    private(set) var pendingMirrors: [PendingMirror] = []
+    /// Whether the mirror files earlier passes failed to write have joined ``pendingMirrors``.
+    private var hasQueuedEarlierFailures = false
 
     // MARK: Saving models
 
@@ -150,7 +152,7 @@ public final class WriteTransaction: ReadTransaction {
             "DELETE FROM index_entries WHERE collection = ?1 AND key = ?2", [.text(collection), .text(key)],
             collection: collection, key: key)
         if let directory = store.configuration.options(for: collection).mirrorDirectory {
-            pendingMirrors.append((directory, key, nil))
+            try addMirror(PendingMirror(collection: collection, key: key, directory: directory, bytes: nil))
         }
         return true
     }
@@ -232,7 +234,7 @@ public final class WriteTransaction: ReadTransaction {
         }
         try replaceIndexEntries(entries, collection: collection, key: key)
         if let directory = store.configuration.options(for: collection).mirrorDirectory {
-            pendingMirrors.append((directory, key, body))
+            try addMirror(PendingMirror(collection: collection, key: key, directory: directory, bytes: body))
         }
         return revision
     }
@@ -304,6 +306,16 @@ public final class WriteTransaction: ReadTransaction {
             SELECT collection, key, revision, class_tag, major, minor, updated_at, body FROM documents
             WHERE collection = ?1 AND key = ?2
             """, arguments, collection: collection, key: key)
+    }
+
+    /// Queues a mirror file; the first one of a transaction also queues the files earlier passes failed to
+    /// write (``Store/mirrorFailures()``), with the documents as they are now, so every mirror pass catches up.
+    private func addMirror(_ mirror: PendingMirror) throws(StoreError) {
+        if !hasQueuedEarlierFailures {
+            hasQueuedEarlierFailures = true
+            pendingMirrors += try queuedMirrorFailures()
+        }
+        pendingMirrors.append(mirror)
     }
 
     static func checkName(_ name: String, what: String) throws(StoreError) {

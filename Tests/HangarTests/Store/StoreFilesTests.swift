@@ -239,3 +239,35 @@ import Testing
         #endif
     }
 }
+
+@Suite struct MirrorFailureTests {
+    @Test(arguments: Backend.allCases)
+    func aCommittedWriteReturnsAndTheMirrorCatchesUpLater(backend: Backend) throws {
+        let directory = try temporaryDirectory()
+        // A regular file where the mirror folder's parent should be: the folder cannot be created, even as root.
+        try AtomicFile.save(Array("not a folder".utf8), to: directory + "/blocker")
+        let mirror = directory + "/blocker/mirror"
+        let reported = EventLog()
+        var configuration = noteConfiguration(CollectionOptions(mirrorDirectory: mirror))
+        configuration.mirrorFailureHandler = { reported.append("\($0.kind) \($0.key ?? "") \($0.file ?? "")") }
+        let store = try backend.makeStore(configuration)
+        // The save commits and returns its revision: a caller never retries a write that landed.
+        #expect(try store.write { try $0.save(Note(title: "a", body: "1"), key: "a") } == 1)
+        #expect(try store.write { try $0.save(Note(title: "gone", body: ""), key: "gone") } == 1)
+        try store.write { try $0.delete(key: "gone", in: "notes") }
+        #expect(try store.read { try $0.load(Note.self, key: "a")?.revision } == 1)
+        // "gone" failed to mirror, then was deleted: its file need not exist, so nothing is owed for it.
+        #expect(try store.mirrorFailures().map(\.key) == ["a"])
+        #expect(try store.mirrorFailures().map(\.path) == [mirror + "/a.plist"])
+        #expect(reported.lines.first == "io a \(mirror)/a.plist")
+        #expect(reported.lines.contains("io gone \(mirror)/gone.plist"))
+        #expect(try store.retryMirrors().count == 1)
+        // The folder becomes writable: the next mirror pass writes the current documents and clears the list.
+        try FileManager.default.removeItem(atPath: directory + "/blocker")
+        try store.write { try $0.save(Note(title: "b", body: ""), key: "b") }
+        #expect(try store.mirrorFailures() == [])
+        #expect(try PropertyList(binary: AtomicFile.contents(of: mirror + "/a.plist"))["body"] == "1")
+        #expect(FileManager.default.fileExists(atPath: mirror + "/b.plist"))
+        #expect(!FileManager.default.fileExists(atPath: mirror + "/gone.plist"))
+    }
+}

@@ -207,13 +207,22 @@ struct DBImport: ParsableCommand {
 /// `hangar db check --db PATH`
 struct DBCheck: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "check", abstract: "Check the store's integrity: prints `ok`, or the problems and exits 1.")
+        commandName: "check",
+        abstract: "Check the store's integrity and its mirror files: prints `ok`, or the problems and exits 1.",
+        discussion: "A mirror file a committed save could not write is listed as "
+            + "`mirror not updated: FILE (COLLECTION/KEY): REASON`; the store retries it on its next mirror pass.")
 
     @OptionGroup var store: StoreOption
 
     func run() throws {
         try withStore(store) { store in
-            let lines = try store.checkIntegrity()
+            var lines = try store.checkIntegrity()
+            let mirrors = try store.mirrorFailures()
+            if !mirrors.isEmpty && lines == ["ok"] { lines = [] }
+            for mirror in mirrors {
+                lines.append(
+                    "mirror not updated: \(mirror.path) (\(mirror.collection)/\(mirror.key)): \(mirror.reason)")
+            }
             for line in lines { print(line) }
             guard lines == ["ok"] else { throw ExitCode(1) }
         }
