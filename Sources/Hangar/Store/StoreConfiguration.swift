@@ -55,11 +55,15 @@ public enum HistoryPolicy: Sendable, Hashable {
 public struct IndexDefinition: Sendable {
     /// The index's name, used in queries.
     public let name: String
-    /// Whether two documents may not share a value: a save that would is ``StoreError/duplicate``.
+    /// Whether two documents may not share a value. A save that would share one throws
+    /// ``StoreError/duplicate`` (naming the index and the other key) before it writes anything: the rest of
+    /// the transaction is untouched, and rolls back only if the error leaves the `write` closure. Building a
+    /// unique index over stored duplicates fails the same way and builds nothing.
     public let unique: Bool
     /// Identifies the definition: when it changes, the index is rebuilt on open.
     public let fingerprint: String
-    /// The values to index for a document (see ``IndexValue`` for which are indexed and their order).
+    /// The values to index for a document (which are indexed, and their order: see
+    /// ``ReadTransaction/keys(in:index:equalTo:)``).
     public let extract: @Sendable (PropertyList.Dictionary) -> [PropertyList]
 
     /// An index whose values `extract` computes from a document's content; `version` names the extraction
