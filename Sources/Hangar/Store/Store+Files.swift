@@ -12,12 +12,14 @@ extension Store {
         revision: Int? = nil
     ) throws(StoreError) -> Int {
         let stored = try storedOrThrow(key: key, in: collection, revision: revision)
-        try Self.writeFile(stored, to: path, format: format)
+        try Self.writeFile(stored, to: path, format: format, carryingKey: false)
         return stored.revision
     }
 
     /// Writes every document of `collection` into `directory` (created if needed), one file per key named
-    /// so that any key is a safe file name (``StoreFileNames``). Returns the paths written, in key order.
+    /// so that any key is a safe file name (``StoreFileNames``). A file whose name cannot give its key back
+    /// (shortened) carries the key inside (``StoreFileNames/keyMetadataKey``); the others are the stored
+    /// documents as they are. Every key comes back on import. Returns the paths written, in key order.
     @discardableResult
     public func exportCollection(_ collection: String, to directory: String, format: PropertyListFormat = .binary)
         throws(StoreError) -> [String]
@@ -39,9 +41,10 @@ extension Store {
         }
         var paths: [String] = []
         for stored in documents {
-            let path = directory + "/" + StoreFileNames.fileName(for: stored.key)
-            try Self.writeFile(stored, to: path, format: format)
-            paths.append(path)
+            let name = StoreFileNames.fileName(for: stored.key)
+            let carryingKey = StoreFileNames.key(forFileName: name) != stored.key
+            try Self.writeFile(stored, to: directory + "/" + name, format: format, carryingKey: carryingKey)
+            paths.append(directory + "/" + name)
         }
         return paths
     }
@@ -66,24 +69,30 @@ extension Store {
         return found
     }
 
-    /// Writes the envelope with the document's key added under ``StoreFileNames/keyMetadataKey``: the file
-    /// name is only a hint, and import files the document under the key it carries.
-    private static func writeFile(_ stored: StoredDocument, to path: String, format: PropertyListFormat)
-        throws(StoreError)
-    {
+    /// Writes the document as it is stored (binary) or re-encoded; when `carryingKey`, with its key added
+    /// under ``StoreFileNames/keyMetadataKey``, for a file whose name does not give the key back.
+    private static func writeFile(
+        _ stored: StoredDocument, to path: String, format: PropertyListFormat, carryingKey: Bool
+    ) throws(StoreError) {
+        guard carryingKey || format != .binary else {
+            try save(stored.body, of: stored, to: path)
+            return
+        }
         guard case .dictionary(var content) = try stored.envelope() else {
             throw StoreError(
                 .invalidDocument, "The stored document is not a dictionary", collection: stored.collection,
                 key: stored.key)
         }
-        content[StoreFileNames.keyMetadataKey] = .string(stored.key)
+        if carryingKey { content[StoreFileNames.keyMetadataKey] = .string(stored.key) }
         let bytes: [UInt8]
         do {
             if format != .binary, let readable = try? PropertyList.dictionary(content).encoded(as: format) {
                 bytes = readable
             } else {
                 // A key XML cannot hold (control characters) is carried as its UTF-8 bytes.
-                if format != .binary { content[StoreFileNames.keyMetadataKey] = .data(Array(stored.key.utf8)) }
+                if format != .binary && carryingKey {
+                    content[StoreFileNames.keyMetadataKey] = .data(Array(stored.key.utf8))
+                }
                 bytes = try PropertyList.dictionary(content).encoded(as: format)
             }
         } catch {
@@ -91,6 +100,10 @@ extension Store {
                 .invalidDocument, "Cannot write the document as \(format)", collection: stored.collection,
                 key: stored.key, underlying: error)
         }
+        try save(bytes, of: stored, to: path)
+    }
+
+    private static func save(_ bytes: [UInt8], of stored: StoredDocument, to path: String) throws(StoreError) {
         do {
             try AtomicFile.save(bytes, to: path)
         } catch {
@@ -238,8 +251,9 @@ public struct ImportProgress: Sendable {
 /// Letters, digits, `-`, `_` and `.` (except a leading one) stay; every other byte of the key's UTF-8 is
 /// written `%XX`. `"N12345"` → `N12345.plist`; `"a/b"` → `a%2Fb.plist`; `".hidden"` → `%2Ehidden.plist`.
 public enum StoreFileNames {
-    /// The content key an exported file carries its document's key under, so that import files it under
-    /// that key whatever the file is named. Import removes it; saves refuse content that uses it.
+    /// The content key under which ``Store/exportCollection(_:to:format:)`` writes a document's key into its
+    /// file when the file name cannot give the key back (a key too long for a file name), so that import
+    /// files it under that key. Import removes it; saves refuse content that uses it.
     public static let keyMetadataKey = "hangarKey"
 
     /// The file name (with `.plist`) for `key`.

@@ -15,7 +15,7 @@ extension Store {
         _ type: Document.Type,
         key: String,
         in collection: String = Document.collection,
-        maximumAttempts: Int = 64,
+        maximumAttempts: Int = 100,
         _ body: (inout Document) throws -> Void
     ) throws -> Int {
         let attempts = max(1, maximumAttempts)
@@ -31,8 +31,9 @@ extension Store {
                 }
             } catch StoreError.conflict {
                 guard attempt < attempts else { break }
-                // Jitter, so that writers that collided do not collide again in step.
-                usleep(UInt32.random(in: 0...UInt32(min(attempt, 20) * 500)))
+                // Random, exponentially growing waits (up to 32 ms), so that writers that collided do not
+                // collide again in step and a loser gets its turn under load.
+                usleep(UInt32.random(in: 0...(250 << UInt32(min(attempt, 7)))))
             }
         }
         throw StoreError(
