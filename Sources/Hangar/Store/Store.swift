@@ -39,6 +39,7 @@ public final class Store: Sendable {
             }
         }
         let connection = try Self.open(path: path, mode: .readWrite, configuration: configuration)
+        if !inMemory { try StoreSchema.requireWriteAheadLog(connection, path: path) }
         try StoreSchema.migrate(connection, path: path)
         writer = SerializedConnection(connection, lock: inMemory ? NSLock() : WriterLocks.lock(for: path))
         if inMemory {

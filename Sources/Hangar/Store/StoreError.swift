@@ -35,6 +35,8 @@ public struct StoreError: Error, CustomStringConvertible {
         public static let reservedKey = Kind("reservedKey")
         /// ``Store/update(_:key:in:maximumAttempts:_:)`` met a conflict on every attempt.
         public static let contention = Kind("contention")
+        /// The store's file system cannot hold it as it needs (no write-ahead log); it was not opened.
+        public static let unsupportedFileSystem = Kind("unsupportedFileSystem")
 
         public var description: String { name }
     }
@@ -109,6 +111,8 @@ public struct StoreError: Error, CustomStringConvertible {
     public static let reservedKey = Kind.reservedKey
     /// ``Kind/contention``, to match with `catch StoreError.contention`.
     public static let contention = Kind.contention
+    /// ``Kind/unsupportedFileSystem``, to match with `catch StoreError.unsupportedFileSystem`.
+    public static let unsupportedFileSystem = Kind.unsupportedFileSystem
 }
 
 extension StoreError {

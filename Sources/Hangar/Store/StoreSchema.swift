@@ -73,6 +73,25 @@ enum StoreSchema {
         """,
     ]
 
+    /// Checks that a file store's journal is the write-ahead log `Store` asked for: `PRAGMA journal_mode = WAL`
+    /// answers with the mode it could set, and a file system without the shared memory WAL needs (some
+    /// network file systems) leaves the old one. The store is then not opened: its readers would block its
+    /// writer and fail with busy errors, which is not what it promises.
+    static func requireWriteAheadLog(_ connection: SQLiteConnection, path: String) throws(StoreError) {
+        let mode: String?
+        do {
+            mode = try connection.text("PRAGMA journal_mode")
+        } catch {
+            throw StoreError(error)
+        }
+        guard mode?.lowercased() == "wal" else {
+            throw StoreError(
+                .unsupportedFileSystem,
+                "Cannot open the store at \(path): its file system does not support a write-ahead log "
+                    + "(the journal mode stayed \(mode ?? "unknown")); put the store on a local file system")
+        }
+    }
+
     /// Brings `connection`'s schema up to date in one transaction; refuses a store from a newer Hangar.
     static func migrate(_ connection: SQLiteConnection, path: String) throws(StoreError) {
         let version: Int64
