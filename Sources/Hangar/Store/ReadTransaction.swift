@@ -27,8 +27,7 @@ public class ReadTransaction {
     public func document(in collection: String, key: String) throws(StoreError) -> StoredDocument? {
         checkValid()
         return try query(
-            "SELECT revision, major, minor, class_tag, created_at, updated_at, body FROM documents "
-                + "WHERE collection = ?1 AND key = ?2",
+            StoreSQL.document,
             [.text(collection), .text(key)], collection: collection, key: key
         ) { statement in
             Self.storedDocument(statement, collection: collection, key: key)
@@ -39,7 +38,7 @@ public class ReadTransaction {
     public func exists(in collection: String, key: String) throws(StoreError) -> Bool {
         checkValid()
         return try !query(
-            "SELECT 1 FROM documents WHERE collection = ?1 AND key = ?2", [.text(collection), .text(key)],
+            StoreSQL.documentExists, [.text(collection), .text(key)],
             collection: collection, key: key
         ) { _ in () }.isEmpty
     }
@@ -98,13 +97,13 @@ public class ReadTransaction {
     /// The names of the collections that hold documents, sorted.
     public func collections() throws(StoreError) -> [String] {
         checkValid()
-        return try query("SELECT DISTINCT collection FROM documents ORDER BY collection", []) { $0.text(at: 0) }
+        return try query(StoreSQL.collections, []) { $0.text(at: 0) }
     }
 
     /// How many documents `collection` holds.
     public func count(in collection: String) throws(StoreError) -> Int {
         checkValid()
-        return try query("SELECT count(*) FROM documents WHERE collection = ?1", [.text(collection)]) {
+        return try query(StoreSQL.countDocuments, [.text(collection)]) {
             Int($0.int64(at: 0))
         }.first ?? 0
     }
@@ -114,14 +113,14 @@ public class ReadTransaction {
         in collection: String, order: KeyOrdering = .ascending, limit: Int? = nil, offset: Int = 0
     ) throws(StoreError) -> [String] {
         checkValid()
-        let orderBy =
+        let sql =
             switch order {
-            case .ascending: "key ASC"
-            case .descending: "key DESC"
-            case .recentlyUpdated: "updated_at DESC, key ASC"
+            case .ascending: StoreSQL.keysPageAscending
+            case .descending: StoreSQL.keysPageDescending
+            case .recentlyUpdated: StoreSQL.keysPageRecentlyUpdated
             }
         return try query(
-            "SELECT key FROM documents WHERE collection = ?1 ORDER BY \(orderBy) LIMIT ?2 OFFSET ?3",
+            sql,
             [.text(collection), .integer(Int64(limit ?? -1)), .integer(Int64(offset))], collection: collection
         ) { $0.text(at: 0) }
     }
@@ -130,7 +129,7 @@ public class ReadTransaction {
     public func keys(in collection: String, classTag: String) throws(StoreError) -> [String] {
         checkValid()
         return try query(
-            "SELECT key FROM documents WHERE collection = ?1 AND class_tag = ?2 ORDER BY key",
+            StoreSQL.keysByClassTag,
             [.text(collection), .text(classTag)], collection: collection
         ) { $0.text(at: 0) }
     }
@@ -147,7 +146,7 @@ public class ReadTransaction {
         try requireIndex(index, in: collection)
         guard let bound = IndexValue.sqlite(value) else { return [] }
         return try query(
-            "SELECT DISTINCT key FROM index_entries WHERE collection = ?1 AND name = ?2 AND value = ?3 ORDER BY key",
+            StoreSQL.keysWithIndexValue,
             [.text(collection), .text(index), bound], collection: collection
         ) { $0.text(at: 0) }
     }
@@ -161,7 +160,8 @@ public class ReadTransaction {
     ) throws(StoreError) -> [String] {
         checkValid()
         try requireIndex(index, in: collection)
-        var sql = "SELECT DISTINCT key FROM index_entries WHERE collection = ?1 AND name = ?2"
+        // The range's bounds are appended as conditions on `value` (see ``StoreSQL/keysInIndex``).
+        var sql = StoreSQL.keysInIndex
         var arguments: [SQLiteValue] = [.text(collection), .text(index)]
         var low: [UInt8]?
         var high: [UInt8]?
@@ -195,7 +195,7 @@ public class ReadTransaction {
     /// Throws ``StoreError/notFound`` unless the store has built `index` for `collection`.
     private func requireIndex(_ index: String, in collection: String) throws(StoreError) {
         let built: [Void] = try query(
-            "SELECT 1 FROM index_catalog WHERE collection = ?1 AND name = ?2", [.text(collection), .text(index)],
+            StoreSQL.indexIsBuilt, [.text(collection), .text(index)],
             collection: collection
         ) { _ in () }
         guard !built.isEmpty else {
@@ -212,8 +212,7 @@ public class ReadTransaction {
     ) throws(StoreError) -> DocumentBatch<Document> {
         checkValid()
         let rows = try query(
-            "SELECT key, revision, major, minor, class_tag, created_at, updated_at, body FROM documents "
-                + "WHERE collection = ?1 ORDER BY key", [.text(collection)], collection: collection
+            StoreSQL.documentsOfCollection, [.text(collection)], collection: collection
         ) { statement in
             Self.storedDocument(statement, collection: collection, key: statement.text(at: 0), firstColumn: 1)
         }
@@ -234,12 +233,7 @@ public class ReadTransaction {
     public func history(in collection: String, key: String) throws(StoreError) -> [RevisionInfo] {
         checkValid()
         return try query(
-            """
-            SELECT revision, major, minor, class_tag, saved_at, 0 FROM history WHERE collection = ?1 AND key = ?2
-            UNION ALL
-            SELECT revision, major, minor, class_tag, updated_at, 1 FROM documents WHERE collection = ?1 AND key = ?2
-            ORDER BY 1
-            """, [.text(collection), .text(key)], collection: collection, key: key
+            StoreSQL.revisions, [.text(collection), .text(key)], collection: collection, key: key
         ) { statement in
             RevisionInfo(
                 revision: Int(statement.int64(at: 0)),
@@ -254,13 +248,8 @@ public class ReadTransaction {
     public func document(in collection: String, key: String, revision: Int) throws(StoreError) -> StoredDocument? {
         checkValid()
         return try query(
-            """
-            SELECT revision, major, minor, class_tag, saved_at, saved_at, body FROM history
-                WHERE collection = ?1 AND key = ?2 AND revision = ?3
-            UNION ALL
-            SELECT revision, major, minor, class_tag, created_at, updated_at, body FROM documents
-                WHERE collection = ?1 AND key = ?2 AND revision = ?3
-            """, [.text(collection), .text(key), .integer(Int64(revision))], collection: collection, key: key
+            StoreSQL.documentRevision, [.text(collection), .text(key), .integer(Int64(revision))],
+            collection: collection, key: key
         ) { statement in
             Self.storedDocument(statement, collection: collection, key: key)
         }.first
@@ -292,7 +281,7 @@ public class ReadTransaction {
         _ = try query(sql, arguments, collection: collection, key: key) { _ in () }
     }
 
-    /// Reads columns revision, major, minor, class_tag, created_at, updated_at, body from `firstColumn` on.
+    /// Reads ``StoreSQL/documentColumns`` from `firstColumn` on.
     static func storedDocument(_ statement: SQLiteStatement, collection: String, key: String, firstColumn: Int32 = 0)
         -> StoredDocument
     {

@@ -30,7 +30,7 @@ public struct MirrorFailure: Sendable, Hashable {
 extension WriteTransaction {
     /// The mirror files earlier passes failed to write, with the documents' current bytes (nil: deleted).
     func queuedMirrorFailures() throws(StoreError) -> [PendingMirror] {
-        let rows = try query("SELECT collection, key, directory, failed_at FROM mirror_failures ORDER BY 1, 2", []) {
+        let rows = try query(StoreSQL.mirrorFailuresToRetry, []) {
             ($0.text(at: 0), $0.text(at: 1), $0.text(at: 2), $0.double(at: 3))
         }
         var mirrors: [PendingMirror] = []
@@ -87,15 +87,12 @@ extension Store {
         try writeRethrowingStoreErrors { (transaction) throws(StoreError) in
             for mirror in cleared {
                 try transaction.execute(
-                    "DELETE FROM mirror_failures WHERE collection = ?1 AND key = ?2 AND failed_at = ?3",
+                    StoreSQL.clearMirrorFailure,
                     [.text(mirror.collection), .text(mirror.key), .real(mirror.failedAt ?? 0)])
             }
             for (mirror, failure) in failed {
                 try transaction.execute(
-                    """
-                    INSERT OR REPLACE INTO mirror_failures (collection, key, directory, reason, failed_at)
-                    VALUES (?1, ?2, ?3, ?4, ?5)
-                    """,
+                    StoreSQL.recordMirrorFailure,
                     [
                         .text(mirror.collection), .text(mirror.key), .text(mirror.directory),
                         .text(failure.underlying.map { "\($0)" } ?? failure.message), .real(now),
@@ -118,7 +115,7 @@ extension Store {
         do {
             return try read { transaction in
                 try transaction.query(
-                    "SELECT collection, key, directory, reason, failed_at FROM mirror_failures ORDER BY 1, 2", []
+                    StoreSQL.mirrorFailures, []
                 ) { statement in
                     let key = statement.text(at: 1)
                     return MirrorFailure(

@@ -29,7 +29,7 @@ extension WriteTransaction {
 
     func checkUnique(_ name: String, _ value: [UInt8], collection: String, key: String) throws(StoreError) {
         let other = try query(
-            "SELECT key FROM index_entries WHERE collection = ?1 AND name = ?2 AND value = ?3 AND key != ?4 LIMIT 1",
+            StoreSQL.otherKeyWithIndexValue,
             [.text(collection), .text(name), .blob(value), .text(key)], collection: collection, key: key
         ) { $0.text(at: 0) }.first
         guard let other else { return }
@@ -46,17 +46,17 @@ extension WriteTransaction {
     /// by the next store opened with their definition: an index is complete or absent, never stale.
     func replaceIndexEntries(_ entries: [IndexEntry], collection: String, key: String) throws(StoreError) {
         try execute(
-            "DELETE FROM index_entries WHERE collection = ?1 AND key = ?2", [.text(collection), .text(key)],
+            StoreSQL.deleteIndexEntriesOfKey, [.text(collection), .text(key)],
             collection: collection, key: key)
         for entry in entries {
             try execute(
-                "INSERT OR IGNORE INTO index_entries (collection, name, value, key) VALUES (?1, ?2, ?3, ?4)",
+                StoreSQL.insertIndexEntry,
                 [.text(collection), .text(entry.name), .blob(entry.value), .text(key)], collection: collection,
                 key: key)
         }
         let declared = Set(store.configuration.options(for: collection).indexes.map(\.name))
         let built = try query(
-            "SELECT name FROM index_catalog WHERE collection = ?1", [.text(collection)], collection: collection
+            StoreSQL.builtIndexNames, [.text(collection)], collection: collection
         ) { $0.text(at: 0) }
         for name in built where !declared.contains(name) { try dropIndex(name, in: collection) }
     }
@@ -64,10 +64,10 @@ extension WriteTransaction {
     /// Removes an index's entries and its catalog row.
     func dropIndex(_ name: String, in collection: String) throws(StoreError) {
         try execute(
-            "DELETE FROM index_entries WHERE collection = ?1 AND name = ?2", [.text(collection), .text(name)],
+            StoreSQL.deleteIndexEntriesOfIndex, [.text(collection), .text(name)],
             collection: collection)
         try execute(
-            "DELETE FROM index_catalog WHERE collection = ?1 AND name = ?2", [.text(collection), .text(name)],
+            StoreSQL.forgetIndex, [.text(collection), .text(name)],
             collection: collection)
     }
 
@@ -75,7 +75,7 @@ extension WriteTransaction {
     func builtIndexes(in collection: String) throws(StoreError) -> [String: String] {
         Dictionary(
             uniqueKeysWithValues: try query(
-                "SELECT name, fingerprint FROM index_catalog WHERE collection = ?1", [.text(collection)],
+                StoreSQL.builtIndexes, [.text(collection)],
                 collection: collection
             ) { ($0.text(at: 0), $0.text(at: 1)) })
     }
@@ -95,7 +95,7 @@ extension WriteTransaction {
         let toBuild = declared.filter { rebuildAll || built[$0.name] != $0.fingerprint }
         guard !toBuild.isEmpty else { return }
         let keys = try query(
-            "SELECT key FROM documents WHERE collection = ?1 ORDER BY key", [.text(collection)], collection: collection
+            StoreSQL.keys, [.text(collection)], collection: collection
         ) { $0.text(at: 0) }
         let names = toBuild.map(\.name)
         for (done, key) in keys.enumerated() {
@@ -108,7 +108,7 @@ extension WriteTransaction {
                     guard let encoded = IndexValue.encoded(value) else { continue }
                     if index.unique { try checkUnique(index.name, encoded, collection: collection, key: key) }
                     try execute(
-                        "INSERT OR IGNORE INTO index_entries (collection, name, value, key) VALUES (?1, ?2, ?3, ?4)",
+                        StoreSQL.insertIndexEntry,
                         [.text(collection), .text(index.name), .blob(encoded), .text(key)], collection: collection,
                         key: key)
                 }
@@ -120,7 +120,7 @@ extension WriteTransaction {
         }
         for index in toBuild {
             try execute(
-                "INSERT OR REPLACE INTO index_catalog (collection, name, fingerprint) VALUES (?1, ?2, ?3)",
+                StoreSQL.recordBuiltIndex,
                 [.text(collection), .text(index.name), .text(index.fingerprint)], collection: collection)
         }
     }
@@ -135,7 +135,7 @@ extension Store {
             needed = try read { transaction in
                 for collection in collections {
                     let built = try transaction.query(
-                        "SELECT name, fingerprint FROM index_catalog WHERE collection = ?1", [.text(collection)]
+                        StoreSQL.builtIndexes, [.text(collection)]
                     ) { "\($0.text(at: 0))\u{1}\($0.text(at: 1))" }
                     let declared = self.configuration.options(for: collection).indexes.map {
                         "\($0.name)\u{1}\($0.fingerprint)"

@@ -146,10 +146,10 @@ public final class WriteTransaction: ReadTransaction {
         guard current != nil else { return false }
         try moveCurrentToHistory(collection: collection, key: key)
         try execute(
-            "DELETE FROM documents WHERE collection = ?1 AND key = ?2", [.text(collection), .text(key)],
+            StoreSQL.deleteDocument, [.text(collection), .text(key)],
             collection: collection, key: key)
         try execute(
-            "DELETE FROM index_entries WHERE collection = ?1 AND key = ?2", [.text(collection), .text(key)],
+            StoreSQL.deleteIndexEntriesOfKey, [.text(collection), .text(key)],
             collection: collection, key: key)
         if let directory = store.configuration.options(for: collection).mirrorDirectory {
             try addMirror(PendingMirror(collection: collection, key: key, directory: directory, bytes: nil))
@@ -204,17 +204,12 @@ public final class WriteTransaction: ReadTransaction {
         // Revisions of a key only grow: past deletes, history pruning and restores (``StoreSchema`` step 2).
         let revision = max(current?.revision ?? 0, try lastRevision(collection: collection, key: key)) + 1
         try execute(
-            """
-            INSERT INTO key_revisions (collection, key, revision) VALUES (?1, ?2, ?3)
-            ON CONFLICT (collection, key) DO UPDATE SET revision = excluded.revision
-            """, [.text(collection), .text(key), .integer(Int64(revision))], collection: collection, key: key)
+            StoreSQL.setLastRevision, [.text(collection), .text(key), .integer(Int64(revision))],
+            collection: collection, key: key)
         if current != nil {
             try moveCurrentToHistory(collection: collection, key: key)
             try execute(
-                """
-                UPDATE documents SET class_tag = ?3, major = ?4, minor = ?5, revision = ?6, updated_at = ?7, body = ?8
-                WHERE collection = ?1 AND key = ?2
-                """,
+                StoreSQL.updateDocument,
                 [
                     .text(collection), .text(key), classTag.map(SQLiteValue.text) ?? .null,
                     .integer(Int64(version.major)), .integer(Int64(version.minor)), .integer(Int64(revision)),
@@ -222,10 +217,7 @@ public final class WriteTransaction: ReadTransaction {
                 ], collection: collection, key: key)
         } else {
             try execute(
-                """
-                INSERT INTO documents (collection, key, class_tag, major, minor, revision, created_at, updated_at, body)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8)
-                """,
+                StoreSQL.insertDocument,
                 [
                     .text(collection), .text(key), classTag.map(SQLiteValue.text) ?? .null,
                     .integer(Int64(version.major)), .integer(Int64(version.minor)), .integer(Int64(revision)),
@@ -261,17 +253,13 @@ public final class WriteTransaction: ReadTransaction {
     /// The last revision `key` ever had, whether or not it exists now; 0 for a key never saved.
     private func lastRevision(collection: String, key: String) throws(StoreError) -> Int {
         try query(
-            """
-            SELECT max(revision) FROM (
-                SELECT revision FROM key_revisions WHERE collection = ?1 AND key = ?2
-                UNION ALL SELECT max(revision) FROM history WHERE collection = ?1 AND key = ?2)
-            """, [.text(collection), .text(key)], collection: collection, key: key
+            StoreSQL.lastRevision, [.text(collection), .text(key)], collection: collection, key: key
         ) { Int($0.int64(at: 0)) }.first ?? 0
     }
 
     private func currentRow(collection: String, key: String) throws(StoreError) -> CurrentRow? {
         try query(
-            "SELECT revision, major, minor FROM documents WHERE collection = ?1 AND key = ?2",
+            StoreSQL.currentRevision,
             [.text(collection), .text(key)], collection: collection, key: key
         ) { statement in
             CurrentRow(
@@ -286,26 +274,19 @@ public final class WriteTransaction: ReadTransaction {
         switch store.configuration.options(for: collection).history {
         case .keepNone:
             try execute(
-                "DELETE FROM history WHERE collection = ?1 AND key = ?2", arguments, collection: collection, key: key)
+                StoreSQL.deleteHistory, arguments, collection: collection, key: key)
         case .keepAll:
             try copyCurrentToHistory(arguments, collection: collection, key: key)
         case .keepLast(let count):
             try copyCurrentToHistory(arguments, collection: collection, key: key)
             try execute(
-                """
-                DELETE FROM history WHERE collection = ?1 AND key = ?2 AND revision NOT IN
-                    (SELECT revision FROM history WHERE collection = ?1 AND key = ?2 ORDER BY revision DESC LIMIT ?3)
-                """, arguments + [.integer(Int64(max(0, count)))], collection: collection, key: key)
+                StoreSQL.pruneHistory, arguments + [.integer(Int64(max(0, count)))], collection: collection, key: key)
         }
     }
 
     private func copyCurrentToHistory(_ arguments: [SQLiteValue], collection: String, key: String) throws(StoreError) {
         try execute(
-            """
-            INSERT OR REPLACE INTO history (collection, key, revision, class_tag, major, minor, saved_at, body)
-            SELECT collection, key, revision, class_tag, major, minor, updated_at, body FROM documents
-            WHERE collection = ?1 AND key = ?2
-            """, arguments, collection: collection, key: key)
+            StoreSQL.copyCurrentToHistory, arguments, collection: collection, key: key)
     }
 
     /// Queues a mirror file; the first one of a transaction also queues the files earlier passes failed to
