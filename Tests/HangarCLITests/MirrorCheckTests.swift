@@ -33,3 +33,29 @@ import Testing
         #expect(result.status == 0 && result.stdout == "ok\n")
     }
 }
+
+@Suite struct DBImportBatchTests {
+    @Test func aLongImportReportsProgressAndLongKeysComeBack() throws {
+        let directory = try CLI.temporaryDirectory()
+        let db = directory + "/store.sqlite"
+        let japanese = String(repeating: "格納庫の飛行機", count: 6)
+        let store = try Store(path: db)
+        try store.write { transaction in
+            try transaction.save(envelope: ["majorVersion": 1, "minorVersion": 0], key: japanese, in: "pilots")
+            for index in 0..<1_000 {
+                try transaction.save(envelope: ["majorVersion": 1, "minorVersion": 0], key: "p\(index)", in: "pilots")
+            }
+        }
+        var result = try CLI.run(["db", "export", "--db", db, "pilots", directory + "/out"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let files = result.stdout.split(separator: "\n").map(String.init)
+        #expect(files.count == 1_001)
+        let copy = directory + "/copy.sqlite"
+        result = try CLI.run(["db", "import", "--db", copy, "pilots"] + files)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr == "read 1000/1001\nread 1001/1001\nsaved 1000/1001\nsaved 1001/1001\n")
+        #expect(result.stdout.split(separator: "\n").contains("\(japanese) 1"))
+        let keys = try CLI.run(["db", "ls", "--db", copy, "pilots"]).stdout.split(separator: "\n").map(String.init)
+        #expect(keys.count == 1_001 && keys.contains(japanese))
+    }
+}

@@ -105,7 +105,7 @@ extension Store {
         if let handler = configuration.mirrorFailureHandler {
             handler(error)
         } else {
-            let line = "hangar: store \(path): \(error.file.map { "\($0): " } ?? "")\(error)\n"
+            let line = "hangar: \(error.file.map { "\($0): " } ?? "")\(error) (store \(path))\n"
             FileHandle.standardError.write(Data(line.utf8))
         }
     }

@@ -271,3 +271,20 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: mirror + "/gone.plist"))
     }
 }
+
+@Suite struct MirrorFailureLogTests {
+    @Test func withoutAHandlerAMirrorFailureIsALineOnStandardError() async throws {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+            let directory = try temporaryDirectory()
+            try AtomicFile.save(Array("not a folder".utf8), to: directory + "/blocker")
+            let store = try Store.inMemory(
+                configuration: noteConfiguration(CollectionOptions(mirrorDirectory: directory + "/blocker/m")))
+            try store.write { try $0.save(Note(title: "a", body: ""), key: "a") }
+        }
+        let text = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+        #expect(text.hasPrefix("hangar: /"))
+        #expect(text.contains("/blocker/m/a.plist: notes/a: Saved, but the mirror file could not be updated"))
+        #expect(text.hasSuffix(" (store :memory:)\n"))
+        #expect(text.split(separator: "\n").count == 1)
+    }
+}
