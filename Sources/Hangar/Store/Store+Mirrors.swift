@@ -27,7 +27,7 @@ public struct MirrorFailure: Sendable, Hashable {
     public let failedAt: Date
 }
 
-extension WriteTransaction {
+extension ReadTransaction {
     /// The mirror files earlier passes failed to write, with the documents' current bytes (nil: deleted).
     func queuedMirrorFailures() throws(StoreError) -> [PendingMirror] {
         let rows = try query(StoreSQL.mirrorFailuresToRetry, []) {
@@ -132,8 +132,11 @@ extension Store {
     /// Tries again to write every mirror file that failed; returns those that still cannot be written.
     @discardableResult
     public func retryMirrors() throws(StoreError) -> [MirrorFailure] {
-        let queued = try writeRethrowingStoreErrors { (transaction) throws(StoreError) in
-            try transaction.queuedMirrorFailures()
+        let queued: [PendingMirror]
+        do {
+            queued = try read { try $0.queuedMirrorFailures() }
+        } catch {
+            throw Self.storeError(error)
         }
         writeMirrors(queued)
         return try mirrorFailures()

@@ -22,7 +22,8 @@ public struct StoreConfiguration: Sendable {
     public var collections: [String: CollectionOptions] = [:]
     /// Told about every migration step run while reading documents.
     public var migrationObserver: (@Sendable (MigrationEvent) -> Void)?
-    /// Told how index building goes when the store opens with indexes it has not built yet.
+    /// Told how index building goes when the store opens with indexes it has not built yet. It is called
+    /// inside the opening transaction: it must not use the store.
     public var indexProgress: (@Sendable (IndexBuildProgress) -> Void)?
     /// Told when a mirror file could not be written (the save is committed; the store retries later). When
     /// `nil`, a line goes to standard error.

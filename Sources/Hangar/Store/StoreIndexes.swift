@@ -99,8 +99,11 @@ extension WriteTransaction {
         ) { $0.text(at: 0) }
         let names = toBuild.map(\.name)
         for (done, key) in keys.enumerated() {
-            guard let stored = try document(in: collection, key: key) else { continue }
-            var content = try stored.envelope().dictionaryValue ?? [:]
+            // A document whose bytes cannot be decoded has nothing to index (and is reported by every read
+            // of it); it does not stop the others from being indexed.
+            guard let stored = try document(in: collection, key: key),
+                var content = (try? stored.envelope())?.dictionaryValue
+            else { continue }
             content[DocumentFormat.majorKey] = nil
             content[DocumentFormat.minorKey] = nil
             for index in toBuild {

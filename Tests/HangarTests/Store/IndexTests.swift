@@ -187,4 +187,18 @@ import Testing
         let raw = try SQLiteConnection(path: path, mode: .readOnly, busyTimeout: 1000)
         #expect(try raw.integer("SELECT count(*) FROM index_entries") == 0)
     }
+
+    @Test func aCorruptDocumentDoesNotStopAnIndexBuild() throws {
+        let path = try temporaryDirectory() + "/store.sqlite"
+        try Store(path: path).write { transaction in
+            try transaction.save(Note(title: "good", body: "", priority: 4), key: "good")
+            try transaction.save(Note(title: "bad", body: "", priority: 4), key: "bad")
+        }
+        let raw = try SQLiteConnection(path: path, mode: .readWrite, busyTimeout: 1000)
+        try raw.execute("UPDATE documents SET body = x'00010203' WHERE key = 'bad'")
+        let store = try Store(
+            path: path, configuration: noteConfiguration(CollectionOptions(indexes: [.path("priority")])))
+        #expect(try store.read { try $0.keys(in: "notes", index: "priority", equalTo: 4) } == ["good"])
+        #expect(throws: StoreError.self) { try store.read { try $0.load(Note.self, key: "bad") } }
+    }
 }
