@@ -57,5 +57,11 @@ import Testing
         #expect(result.stdout.split(separator: "\n").contains("\(japanese) 1"))
         let keys = try CLI.run(["db", "ls", "--db", copy, "pilots"]).stdout.split(separator: "\n").map(String.init)
         #expect(keys.count == 1_001 && keys.contains(japanese))
+        // `db put` stores an exported file that carries its key under the key it is given, without the key inside.
+        let carrying = try #require(files.first { $0.contains("~") })
+        result = try CLI.run(["db", "put", "--db", copy, "pilots", "renamed", carrying])
+        #expect(result.status == 0 && result.stdout == "1\n", "\(result.stderr)")
+        result = try CLI.run(["db", "get", "--db", copy, "pilots", "renamed"])
+        #expect(!result.stdout.contains(StoreFileNames.keyMetadataKey))
     }
 }

@@ -84,7 +84,12 @@ struct DBPut: ParsableCommand {
     func run() throws {
         let (collection, key) = (document.collection, document.key)
         try reportingFailures {
-            let (envelope, _) = try loadPropertyList(at: file)
+            var (envelope, _) = try loadPropertyList(at: file)
+            // A file `db export` wrote may carry its key; `put` stores it under the key given instead.
+            if case .dictionary(var content) = envelope, content[StoreFileNames.keyMetadataKey] != nil {
+                content[StoreFileNames.keyMetadataKey] = nil
+                envelope = .dictionary(content)
+            }
             do {
                 _ = try DocumentFormat.envelopeVersion(of: envelope)
             } catch {
