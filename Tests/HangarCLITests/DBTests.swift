@@ -119,6 +119,16 @@ import Testing
         #expect(result.stdout == "amelia 1\nbessie 1\njean/batten 1\n")
         #expect(try CLI.run(["db", "ls", "--db", copy, "pilots"]).stdout == "amelia\nbessie\njean/batten\n")
 
+        // One bad file imports nothing, and the one-line error names it.
+        let bad = directory + "/bad.plist"
+        try write(Array("not a plist".utf8), bad)
+        let other = directory + "/other.sqlite"
+        result = try CLI.run(["db", "import", "--db", other, "pilots", files[0], bad, files[1]])
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("\(bad): pilots/bad: Not a property list"))
+        #expect(result.stderr.split(separator: "\n").count == 1)
+        #expect(try CLI.run(["db", "ls", "--db", other]).stdout == "")
+
         result = try CLI.run(["db", "check", "--db", db])
         #expect(result.status == 0 && result.stdout == "ok\n")
         result = try CLI.run(["db", "backup", "--db", db, directory + "/backup.sqlite"])

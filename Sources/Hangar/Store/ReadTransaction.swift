@@ -27,8 +27,7 @@ public class ReadTransaction {
     public func document(in collection: String, key: String) throws(StoreError) -> StoredDocument? {
         checkValid()
         return try query(
-            "SELECT revision, major, minor, class_tag, created_at, updated_at, body FROM documents "
-                + "WHERE collection = ?1 AND key = ?2",
+            StoreSQL.document,
             [.text(collection), .text(key)], collection: collection, key: key
         ) { statement in
             Self.storedDocument(statement, collection: collection, key: key)
@@ -39,7 +38,7 @@ public class ReadTransaction {
     public func exists(in collection: String, key: String) throws(StoreError) -> Bool {
         checkValid()
         return try !query(
-            "SELECT 1 FROM documents WHERE collection = ?1 AND key = ?2", [.text(collection), .text(key)],
+            StoreSQL.documentExists, [.text(collection), .text(key)],
             collection: collection, key: key
         ) { _ in () }.isEmpty
     }
@@ -98,13 +97,13 @@ public class ReadTransaction {
     /// The names of the collections that hold documents, sorted.
     public func collections() throws(StoreError) -> [String] {
         checkValid()
-        return try query("SELECT DISTINCT collection FROM documents ORDER BY collection", []) { $0.text(at: 0) }
+        return try query(StoreSQL.collections, []) { $0.text(at: 0) }
     }
 
     /// How many documents `collection` holds.
     public func count(in collection: String) throws(StoreError) -> Int {
         checkValid()
-        return try query("SELECT count(*) FROM documents WHERE collection = ?1", [.text(collection)]) {
+        return try query(StoreSQL.countDocuments, [.text(collection)]) {
             Int($0.int64(at: 0))
         }.first ?? 0
     }
@@ -114,14 +113,14 @@ public class ReadTransaction {
         in collection: String, order: KeyOrdering = .ascending, limit: Int? = nil, offset: Int = 0
     ) throws(StoreError) -> [String] {
         checkValid()
-        let orderBy =
+        let sql =
             switch order {
-            case .ascending: "key ASC"
-            case .descending: "key DESC"
-            case .recentlyUpdated: "updated_at DESC, key ASC"
+            case .ascending: StoreSQL.keysPageAscending
+            case .descending: StoreSQL.keysPageDescending
+            case .recentlyUpdated: StoreSQL.keysPageRecentlyUpdated
             }
         return try query(
-            "SELECT key FROM documents WHERE collection = ?1 ORDER BY \(orderBy) LIMIT ?2 OFFSET ?3",
+            sql,
             [.text(collection), .integer(Int64(limit ?? -1)), .integer(Int64(offset))], collection: collection
         ) { $0.text(at: 0) }
     }
@@ -130,39 +129,80 @@ public class ReadTransaction {
     public func keys(in collection: String, classTag: String) throws(StoreError) -> [String] {
         checkValid()
         return try query(
-            "SELECT key FROM documents WHERE collection = ?1 AND class_tag = ?2 ORDER BY key",
+            StoreSQL.keysByClassTag,
             [.text(collection), .text(classTag)], collection: collection
         ) { $0.text(at: 0) }
     }
 
     /// The keys of the documents of `collection` whose index `index` holds `value`, sorted.
+    ///
+    /// Values compare exactly, in one order across types: Booleans (`false`, `true`), then numbers (integers
+    /// and reals together, by numeric value: `3` equals `3.0`, `-0.0` equals `0.0`, −∞ first and +∞ last),
+    /// then dates, then strings (by Unicode scalars, NUL included), then data (by bytes). NaN is never
+    /// indexed or found. An index the store has not built (not declared in the configuration it was
+    /// opened with) is ``StoreError/notFound``.
     public func keys(in collection: String, index: String, equalTo value: PropertyList) throws(StoreError) -> [String] {
         checkValid()
+        try requireIndex(index, in: collection)
         guard let bound = IndexValue.sqlite(value) else { return [] }
         return try query(
-            "SELECT DISTINCT key FROM index_entries WHERE collection = ?1 AND name = ?2 AND value = ?3 ORDER BY key",
+            StoreSQL.keysWithIndexValue,
             [.text(collection), .text(index), bound], collection: collection
         ) { $0.text(at: 0) }
     }
 
     /// The keys of the documents of `collection` whose index `index` holds a value from `lower` to `upper`
-    /// (both included; `nil` for no bound), sorted. Numbers compare with numbers, strings with strings.
+    /// (both included), sorted, in the order ``keys(in:index:equalTo:)`` describes. With one bound `nil`, the
+    /// range stops at the end of the other bound's type: `from: 2, to: nil` is every number from 2 up, not
+    /// the dates and strings after them. A NaN bound finds nothing.
     public func keys(
         in collection: String, index: String, from lower: PropertyList?, to upper: PropertyList?
     ) throws(StoreError) -> [String] {
         checkValid()
-        var sql = "SELECT DISTINCT key FROM index_entries WHERE collection = ?1 AND name = ?2"
+        try requireIndex(index, in: collection)
+        // The range's bounds are appended as conditions on `value` (see ``StoreSQL/keysInIndex``).
+        var sql = StoreSQL.keysInIndex
         var arguments: [SQLiteValue] = [.text(collection), .text(index)]
-        for (bound, comparison) in [(lower, ">="), (upper, "<=")] {
-            guard let bound else { continue }
-            guard let value = IndexValue.sqlite(bound) else { return [] }
-            arguments.append(value)
-            sql += " AND value \(comparison) ?\(arguments.count)"
-            // Keep the comparison within one storage class, as a caller means it.
-            sql +=
-                IndexValue.isText(value) ? " AND typeof(value) = 'text'" : " AND typeof(value) IN ('integer', 'real')"
+        var low: [UInt8]?
+        var high: [UInt8]?
+        if let lower {
+            guard let encoded = IndexValue.encoded(lower) else { return [] }
+            low = encoded
+        }
+        if let upper {
+            guard let encoded = IndexValue.encoded(upper) else { return [] }
+            high = encoded
+        }
+        if let low {
+            arguments.append(.blob(low))
+            sql += " AND value >= ?\(arguments.count)"
+            if high == nil {
+                arguments.append(IndexValue.end(ofTag: low[0]))
+                sql += " AND value < ?\(arguments.count)"
+            }
+        }
+        if let high {
+            arguments.append(.blob(high))
+            sql += " AND value <= ?\(arguments.count)"
+            if low == nil {
+                arguments.append(.blob([high[0]]))
+                sql += " AND value >= ?\(arguments.count)"
+            }
         }
         return try query(sql + " ORDER BY key", arguments, collection: collection) { $0.text(at: 0) }
+    }
+
+    /// Throws ``StoreError/notFound`` unless the store has built `index` for `collection`.
+    private func requireIndex(_ index: String, in collection: String) throws(StoreError) {
+        let built: [Void] = try query(
+            StoreSQL.indexIsBuilt, [.text(collection), .text(index)],
+            collection: collection
+        ) { _ in () }
+        guard !built.isEmpty else {
+            throw StoreError(
+                .notFound, "No index \(index) is built (declare it in the store's configuration)",
+                collection: collection)
+        }
     }
 
     /// Every document of `collection` read as a `Document`, in key order; those that cannot be read are
@@ -172,8 +212,7 @@ public class ReadTransaction {
     ) throws(StoreError) -> DocumentBatch<Document> {
         checkValid()
         let rows = try query(
-            "SELECT key, revision, major, minor, class_tag, created_at, updated_at, body FROM documents "
-                + "WHERE collection = ?1 ORDER BY key", [.text(collection)], collection: collection
+            StoreSQL.documentsOfCollection, [.text(collection)], collection: collection
         ) { statement in
             Self.storedDocument(statement, collection: collection, key: statement.text(at: 0), firstColumn: 1)
         }
@@ -194,12 +233,7 @@ public class ReadTransaction {
     public func history(in collection: String, key: String) throws(StoreError) -> [RevisionInfo] {
         checkValid()
         return try query(
-            """
-            SELECT revision, major, minor, class_tag, saved_at, 0 FROM history WHERE collection = ?1 AND key = ?2
-            UNION ALL
-            SELECT revision, major, minor, class_tag, updated_at, 1 FROM documents WHERE collection = ?1 AND key = ?2
-            ORDER BY 1
-            """, [.text(collection), .text(key)], collection: collection, key: key
+            StoreSQL.revisions, [.text(collection), .text(key)], collection: collection, key: key
         ) { statement in
             RevisionInfo(
                 revision: Int(statement.int64(at: 0)),
@@ -214,13 +248,8 @@ public class ReadTransaction {
     public func document(in collection: String, key: String, revision: Int) throws(StoreError) -> StoredDocument? {
         checkValid()
         return try query(
-            """
-            SELECT revision, major, minor, class_tag, saved_at, saved_at, body FROM history
-                WHERE collection = ?1 AND key = ?2 AND revision = ?3
-            UNION ALL
-            SELECT revision, major, minor, class_tag, created_at, updated_at, body FROM documents
-                WHERE collection = ?1 AND key = ?2 AND revision = ?3
-            """, [.text(collection), .text(key), .integer(Int64(revision))], collection: collection, key: key
+            StoreSQL.documentRevision, [.text(collection), .text(key), .integer(Int64(revision))],
+            collection: collection, key: key
         ) { statement in
             Self.storedDocument(statement, collection: collection, key: key)
         }.first
@@ -252,7 +281,7 @@ public class ReadTransaction {
         _ = try query(sql, arguments, collection: collection, key: key) { _ in () }
     }
 
-    /// Reads columns revision, major, minor, class_tag, created_at, updated_at, body from `firstColumn` on.
+    /// Reads ``StoreSQL/documentColumns`` from `firstColumn` on.
     static func storedDocument(_ statement: SQLiteStatement, collection: String, key: String, firstColumn: Int32 = 0)
         -> StoredDocument
     {
@@ -264,25 +293,5 @@ public class ReadTransaction {
             createdAt: Date(timeIntervalSince1970: statement.double(at: c + 4)),
             updatedAt: Date(timeIntervalSince1970: statement.double(at: c + 5)),
             body: statement.blob(at: c + 6))
-    }
-}
-
-/// How index values are stored in SQLite.
-enum IndexValue {
-    static func sqlite(_ value: PropertyList) -> SQLiteValue? {
-        switch value {
-        case .string(let string): .text(string)
-        case .integer(let integer):
-            integer.int64Value.map(SQLiteValue.integer) ?? .real(Double(integer.uint64Value ?? 0))
-        case .real(let real): real.isNaN ? nil : .real(real)
-        case .date(let seconds): .real(seconds)
-        case .boolean(let flag): .integer(flag ? 1 : 0)
-        case .data, .array, .dictionary: nil
-        }
-    }
-
-    static func isText(_ value: SQLiteValue) -> Bool {
-        if case .text = value { return true }
-        return false
     }
 }

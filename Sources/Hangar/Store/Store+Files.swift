@@ -2,24 +2,6 @@ import Foundation
 public import PropertyList
 
 extension Store {
-    /// Writes mirrors after a commit. The data is committed whatever happens here; a failure says so.
-    func writeMirrors(_ mirrors: [(directory: String, key: String, bytes: [UInt8]?)]) throws(StoreError) {
-        for mirror in mirrors {
-            let path = mirror.directory + "/" + StoreFileNames.fileName(for: mirror.key)
-            do {
-                if let bytes = mirror.bytes {
-                    try FileManager.default.createDirectory(atPath: mirror.directory, withIntermediateDirectories: true)
-                    try AtomicFile.save(bytes, to: path)
-                } else if FileManager.default.fileExists(atPath: path) {
-                    try FileManager.default.removeItem(atPath: path)
-                }
-            } catch {
-                throw StoreError(
-                    .io, "Saved, but the mirror file \(path) could not be updated", key: mirror.key, underlying: error)
-            }
-        }
-    }
-
     // MARK: Export
 
     /// Writes the document at `key` to `path` as a `.plist` file (binary, or XML), atomically: a reader of
@@ -30,12 +12,14 @@ extension Store {
         revision: Int? = nil
     ) throws(StoreError) -> Int {
         let stored = try storedOrThrow(key: key, in: collection, revision: revision)
-        try Self.writeFile(stored, to: path, format: format)
+        try Self.writeFile(stored, to: path, format: format, carryingKey: false)
         return stored.revision
     }
 
     /// Writes every document of `collection` into `directory` (created if needed), one file per key named
-    /// so that any key is a safe file name (`a/b` → `a%2Fb.plist`). Returns the paths written, in key order.
+    /// so that any key is a safe file name (`a/b` → `a%2Fb.plist`). A file whose name cannot give its key back
+    /// (shortened) carries the key inside (under the reserved key `hangarKey`); the others are the stored documents
+    /// as they are. Every key comes back on import. Returns the paths written, in key order.
     @discardableResult
     public func exportCollection(_ collection: String, to directory: String, format: PropertyListFormat = .binary)
         throws(StoreError) -> [String]
@@ -57,9 +41,10 @@ extension Store {
         }
         var paths: [String] = []
         for stored in documents {
-            let path = directory + "/" + StoreFileNames.fileName(for: stored.key)
-            try Self.writeFile(stored, to: path, format: format)
-            paths.append(path)
+            let name = StoreFileNames.fileName(for: stored.key)
+            let carryingKey = StoreFileNames.key(forFileName: name) != stored.key
+            try Self.writeFile(stored, to: directory + "/" + name, format: format, carryingKey: carryingKey)
+            paths.append(directory + "/" + name)
         }
         return paths
     }
@@ -84,19 +69,41 @@ extension Store {
         return found
     }
 
-    private static func writeFile(_ stored: StoredDocument, to path: String, format: PropertyListFormat)
-        throws(StoreError)
-    {
-        var bytes = stored.body
-        if format != .binary {
-            do {
-                bytes = try stored.envelope().encoded(as: format)
-            } catch {
-                throw StoreError(
-                    .invalidDocument, "Cannot write the document as \(format)", collection: stored.collection,
-                    key: stored.key, underlying: error)
-            }
+    /// Writes the document as it is stored (binary) or re-encoded; when `carryingKey`, with its key added
+    /// under ``StoreFileNames/keyMetadataKey``, for a file whose name does not give the key back.
+    private static func writeFile(
+        _ stored: StoredDocument, to path: String, format: PropertyListFormat, carryingKey: Bool
+    ) throws(StoreError) {
+        guard carryingKey || format != .binary else {
+            try save(stored.body, of: stored, to: path)
+            return
         }
+        guard case .dictionary(var content) = try stored.envelope() else {
+            throw StoreError(
+                .invalidDocument, "The stored document is not a dictionary", collection: stored.collection,
+                key: stored.key)
+        }
+        if carryingKey { content[StoreFileNames.keyMetadataKey] = .string(stored.key) }
+        let bytes: [UInt8]
+        do {
+            if format != .binary, let readable = try? PropertyList.dictionary(content).encoded(as: format) {
+                bytes = readable
+            } else {
+                // A key XML cannot hold (control characters) is carried as its UTF-8 bytes.
+                if format != .binary && carryingKey {
+                    content[StoreFileNames.keyMetadataKey] = .data(Array(stored.key.utf8))
+                }
+                bytes = try PropertyList.dictionary(content).encoded(as: format)
+            }
+        } catch {
+            throw StoreError(
+                .invalidDocument, "Cannot write the document as \(format)", collection: stored.collection,
+                key: stored.key, underlying: error)
+        }
+        try save(bytes, of: stored, to: path)
+    }
+
+    private static func save(_ bytes: [UInt8], of stored: StoredDocument, to path: String) throws(StoreError) {
         do {
             try AtomicFile.save(bytes, to: path)
         } catch {
@@ -108,36 +115,135 @@ extension Store {
     // MARK: Import
 
     /// Reads a `.plist` file (any format the codecs read), checks that it is a document envelope (and, when the
-    /// collection's options name a format, not of a newer major), and only then saves it under `key` (by
-    /// default the file name without `.plist`, `%XX` decoded). Returns the new revision.
+    /// collection's options name a format, not of a newer major), and only then saves it under `key`: by
+    /// default the key the file carries (`hangarKey`, written by export), else its file name without `.plist`,
+    /// `%XX` decoded. Returns the new revision.
     @discardableResult
     public func importFile(
         _ path: String, into collection: String, key: String? = nil, expectedRevision: Int? = nil
     ) throws(StoreError) -> Int {
-        let key = key ?? StoreFileNames.key(forFileName: (path as NSString).lastPathComponent)
+        let file = try Self.readImportFile(path, collection: collection, key: key)
+        return try writeRethrowingStoreErrors { transaction throws(StoreError) in
+            try Self.save(file, in: collection, transaction: transaction, expectedRevision: expectedRevision)
+        }
+    }
+
+    /// Imports `paths` as one unit: every file is read and checked first, then all are saved in one
+    /// transaction, so either every file is stored or none is. A failure names the file
+    /// (``StoreError/file``). Each file goes under the key it carries, or its file name's key (see
+    /// ``importFile(_:into:key:expectedRevision:)``). `progress` is told how many files are read, then
+    /// saved (`(done, total)`), every 100 files and at the end of each phase. Returns each file's key and
+    /// new revision, in order.
+    @discardableResult
+    public func importFiles(
+        _ paths: [String], into collection: String, progress: ((ImportProgress) -> Void)? = nil
+    ) throws(StoreError) -> [(key: String, revision: Int)] {
+        var files: [ImportFile] = []
+        for (index, path) in paths.enumerated() {
+            files.append(try Self.readImportFile(path, collection: collection, key: nil))
+            if (index + 1) % 100 == 0 || index + 1 == paths.count {
+                progress?(ImportProgress(phase: .reading, done: index + 1, total: paths.count))
+            }
+        }
+        return try writeRethrowingStoreErrors { transaction throws(StoreError) in
+            var results: [(key: String, revision: Int)] = []
+            for (index, file) in files.enumerated() {
+                results.append((file.key, try Self.save(file, in: collection, transaction: transaction)))
+                if (index + 1) % 100 == 0 || index + 1 == files.count {
+                    progress?(ImportProgress(phase: .saving, done: index + 1, total: files.count))
+                }
+            }
+            return results
+        }
+    }
+
+    /// A file read for import: where it came from, the key it goes under, its envelope without the key.
+    private struct ImportFile {
+        let path: String
+        let key: String
+        let envelope: PropertyList
+    }
+
+    private static func readImportFile(_ path: String, collection: String, key explicitKey: String?)
+        throws(StoreError) -> ImportFile
+    {
+        let fileNameKey = StoreFileNames.key(forFileName: (path as NSString).lastPathComponent)
         let bytes: [UInt8]
         do {
             bytes = try AtomicFile.contents(of: path)
         } catch {
-            throw StoreError(.io, "Cannot read \(path)", collection: collection, key: key, underlying: error)
+            throw Self.fileError(
+                StoreError(.io, "Cannot read the file", collection: collection, key: fileNameKey, underlying: error),
+                path)
         }
-        let envelope: PropertyList
+        var envelope: PropertyList
         do {
             envelope = try PropertyList.decode(bytes).value
         } catch {
-            throw StoreError(
-                .invalidDocument, "\(path) is not a property list", collection: collection, key: key, underlying: error)
+            throw Self.fileError(
+                StoreError(
+                    .invalidDocument, "Not a property list", collection: collection, key: fileNameKey,
+                    underlying: error), path)
         }
-        do {
-            return try write { transaction in
-                try transaction.save(envelope: envelope, key: key, in: collection, expectedRevision: expectedRevision)
+        var carried: String?
+        if case .dictionary(var content) = envelope, let value = content[StoreFileNames.keyMetadataKey] {
+            switch value {
+            case .string(let text): carried = text
+            case .data(let bytes) where String(validating: bytes, as: UTF8.self) != nil:
+                carried = String(decoding: bytes, as: UTF8.self)
+            default:
+                throw Self.fileError(
+                    StoreError(
+                        .invalidDocument, "\(StoreFileNames.keyMetadataKey) is not a string or UTF-8 data",
+                        collection: collection, key: fileNameKey), path)
             }
-        } catch let error as StoreError {
-            throw error
+            content[StoreFileNames.keyMetadataKey] = nil
+            envelope = .dictionary(content)
+        }
+        let key = explicitKey ?? carried ?? fileNameKey
+        do {
+            _ = try WriteTransaction.envelopeVersion(envelope, collection: collection, key: key)
+            try WriteTransaction.checkName(key, what: "key")
         } catch {
-            throw StoreError(.database, "\(error)", collection: collection, key: key)
+            throw Self.fileError(error, path)
+        }
+        return ImportFile(path: path, key: key, envelope: envelope)
+    }
+
+    private static func save(
+        _ file: ImportFile, in collection: String, transaction: WriteTransaction, expectedRevision: Int? = nil
+    ) throws(StoreError) -> Int {
+        do {
+            return try transaction.save(
+                envelope: file.envelope, key: file.key, in: collection, expectedRevision: expectedRevision)
+        } catch {
+            throw Self.fileError(error, file.path)
         }
     }
+
+    private static func fileError(_ error: StoreError, _ path: String) -> StoreError {
+        var error = error
+        error.file = path
+        return error
+    }
+}
+
+/// How far ``Store/importFiles(_:into:progress:)`` has got.
+public struct ImportProgress: Sendable {
+    /// What an import does: reads and checks every file, then saves them all.
+    public enum Phase: Sendable {
+        /// Reading and checking files.
+        case reading
+        /// Saving them, in one transaction.
+        case saving
+    }
+
+    /// The phase.
+    public let phase: Phase
+    /// Files done in this phase.
+    public let done: Int
+    /// Files in all.
+    public let total: Int
 }
 
 /// File names for keys: any key maps to a safe, reversible name.
@@ -145,6 +251,11 @@ extension Store {
 /// Letters, digits, `-`, `_` and `.` (except a leading one) stay; every other byte of the key's UTF-8 is
 /// written `%XX`. `"N12345"` → `N12345.plist`; `"a/b"` → `a%2Fb.plist`; `".hidden"` → `%2Ehidden.plist`.
 package enum StoreFileNames {
+    /// The content key under which ``Store/exportCollection(_:to:format:)`` writes a document's key into its
+    /// file when the file name cannot give the key back (a key too long for a file name), so that import
+    /// files it under that key. Import removes it; saves refuse content that uses it.
+    package static let keyMetadataKey = "hangarKey"
+
     /// The file name (with `.plist`) for `key`.
     package static func fileName(for key: String) -> String {
         var name = ""
@@ -160,10 +271,18 @@ package enum StoreFileNames {
                 name += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
             }
         }
-        // A key too long for a file name keeps its first 200 characters (all ASCII by now) and gains a
-        // digest of the whole key.
+        // A key too long for a file name keeps its first 200 or so characters (all ASCII by now) and gains a
+        // digest of the whole key. Such a name does not give the key back: exported files carry their key
+        // (``keyMetadataKey``), and import reads it from there.
         if name.utf8.count > 240 {
-            name = String(name.prefix(200)) + "~" + String(StoreFileNames.digest(key), radix: 16)
+            // Cut before an escape rather than inside one (every `%` in a name starts an escape).
+            let limit = name.utf8.index(name.utf8.startIndex, offsetBy: 200)
+            var end = limit
+            for back in [2, 1] where name.utf8[name.utf8.index(limit, offsetBy: -back)] == UInt8(ascii: "%") {
+                end = name.utf8.index(limit, offsetBy: -back)
+            }
+            name =
+                String(decoding: name.utf8[..<end], as: UTF8.self) + "~" + String(StoreFileNames.digest(key), radix: 16)
         }
         return name + ".plist"
     }

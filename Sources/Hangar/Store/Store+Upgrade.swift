@@ -35,11 +35,11 @@ extension Store {
         let current = Document.format.current
         let (stale, newer) = try read { transaction in
             let stale = try transaction.query(
-                "SELECT key FROM documents WHERE collection = ?1 AND (major < ?2 OR (major = ?2 AND minor < ?3)) ORDER BY key",
+                StoreSQL.keysOlderThanVersion,
                 [.text(collection), .integer(Int64(current.major)), .integer(Int64(current.minor))]
             ) { $0.text(at: 0) }
             let newer = try transaction.query(
-                "SELECT key FROM documents WHERE collection = ?1 AND major > ?2 ORDER BY key",
+                StoreSQL.keysNewerThanMajor,
                 [.text(collection), .integer(Int64(current.major))]
             ) { $0.text(at: 0) }
             return (stale, newer)

@@ -39,6 +39,7 @@ public final class Store: Sendable {
             }
         }
         let connection = try Self.open(path: path, mode: .readWrite, configuration: configuration)
+        if !inMemory { try StoreSchema.requireWriteAheadLog(connection, path: path) }
         try StoreSchema.migrate(connection, path: path)
         writer = SerializedConnection(connection, lock: inMemory ? NSLock() : WriterLocks.lock(for: path))
         if inMemory {
@@ -51,6 +52,7 @@ public final class Store: Sendable {
                 return reader
             }
         }
+        try reconcileIndexes()
     }
 
     /// A private store in memory, gone when released (for tests and caches).
@@ -100,7 +102,8 @@ public final class Store: Sendable {
     }
 
     /// Runs `body` in a write transaction: everything it saves and deletes is committed together when it
-    /// returns, and nothing is when it throws. Writes are serialized; a `write` inside another on the same
+    /// returns, and nothing is when it throws. A write that committed returns normally: mirror files that
+    /// cannot be written are retried later and reported another way (``mirrorFailures()``). Writes are serialized; a `write` inside another on the same
     /// store is a programmer error.
     @discardableResult
     public func write<Result>(_ body: (WriteTransaction) throws -> Result) throws -> Result {
@@ -123,7 +126,7 @@ public final class Store: Sendable {
                 }
             }
         }
-        try writeMirrors(mirrors)
+        writeMirrors(mirrors)
         return result
     }
 

@@ -27,6 +27,16 @@ public struct StoreError: Error, CustomStringConvertible {
         public static let invalidName = Kind("invalidName")
         /// SQLite reported an error not covered above.
         public static let database = Kind("database")
+        /// A save would give a unique index a value another document already has: ``StoreError/index`` and
+        /// ``StoreError/otherKey`` name them. The save wrote nothing.
+        public static let duplicate = Kind("duplicate")
+        /// A model's representation uses a key the envelope or the store reserves (``StoreError/field``
+        /// names it): it could be saved but never read back, so it is refused.
+        public static let reservedKey = Kind("reservedKey")
+        /// ``Store/update(_:key:in:maximumAttempts:_:)`` met a conflict on every attempt.
+        public static let contention = Kind("contention")
+        /// The store's file system cannot hold it as it needs (no write-ahead log); it was not opened.
+        public static let unsupportedFileSystem = Kind("unsupportedFileSystem")
 
         public var description: String { name }
     }
@@ -43,6 +53,14 @@ public struct StoreError: Error, CustomStringConvertible {
     public let resultCode: Int32?
     /// The SQL statement that failed, for database errors (never its bound values).
     public let sql: String?
+    /// The index concerned, for ``Kind/duplicate``.
+    public internal(set) var index: String?
+    /// The other document's key, for ``Kind/duplicate``.
+    public internal(set) var otherKey: String?
+    /// The reserved content key, for ``Kind/reservedKey``.
+    public internal(set) var field: String?
+    /// The file concerned, for imports and mirrors.
+    public internal(set) var file: String?
     /// The cause: a `DocumentError`, `ModelError`, `PropertyListError` or `AtomicFile.Failure`.
     public let underlying: (any Error)?
 
@@ -87,6 +105,14 @@ public struct StoreError: Error, CustomStringConvertible {
     public static let invalidName = Kind.invalidName
     /// ``Kind/database``, to match with `catch StoreError.database`.
     public static let database = Kind.database
+    /// ``Kind/duplicate``, to match with `catch StoreError.duplicate`.
+    public static let duplicate = Kind.duplicate
+    /// ``Kind/reservedKey``, to match with `catch StoreError.reservedKey`.
+    public static let reservedKey = Kind.reservedKey
+    /// ``Kind/contention``, to match with `catch StoreError.contention`.
+    public static let contention = Kind.contention
+    /// ``Kind/unsupportedFileSystem``, to match with `catch StoreError.unsupportedFileSystem`.
+    public static let unsupportedFileSystem = Kind.unsupportedFileSystem
 }
 
 extension StoreError {

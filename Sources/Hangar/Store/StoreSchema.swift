@@ -1,5 +1,17 @@
 /// The store's own SQL schema, versioned with `PRAGMA user_version`. Each step is frozen once released;
 /// a new one is appended and runs in the same transaction as the others on open.
+///
+/// The tables (as of the last step):
+///
+/// - `documents`: the current revision of every document, by (collection, key): its class tag, version,
+///   revision, timestamps and envelope as a binary property list (`body`).
+/// - `history`: earlier revisions, by (collection, key, revision), as the collection's policy keeps them.
+/// - `key_revisions`: the last revision each key ever had, kept after deletes: revisions are never reused.
+/// - `index_entries`: one row per (collection, index name, value, key); `value` is an ``IndexValue`` BLOB.
+/// - `index_catalog`: the indexes built, by (collection, name), with the fingerprint of their definition.
+/// - `mirror_failures`: mirror files a committed save could not write, by (collection, key), to retry.
+///
+/// Every statement the store runs on them is in ``StoreSQL``.
 enum StoreSchema {
     /// The schema version this code writes.
     static var currentVersion: Int64 { Int64(steps.count) }
@@ -39,8 +51,58 @@ enum StoreSchema {
             PRIMARY KEY (collection, name, value, key)
         ) STRICT, WITHOUT ROWID;
         CREATE INDEX index_entries_by_key ON index_entries (collection, key);
+        """,
+        // 2: the last revision each key ever had (kept across deletes and history pruning, so a revision is
+        // never reused); the indexes built and from which definition; mirror files not yet written. Index
+        // values become order-preserving BLOBs (``IndexValue``): the old entries are dropped and rebuilt on open.
         """
+        CREATE TABLE key_revisions (
+            collection TEXT NOT NULL,
+            key TEXT NOT NULL,
+            revision INTEGER NOT NULL,
+            PRIMARY KEY (collection, key)
+        ) STRICT, WITHOUT ROWID;
+        INSERT INTO key_revisions (collection, key, revision)
+            SELECT collection, key, max(revision) FROM (
+                SELECT collection, key, revision FROM documents
+                UNION ALL SELECT collection, key, revision FROM history
+            ) GROUP BY collection, key;
+        CREATE TABLE index_catalog (
+            collection TEXT NOT NULL,
+            name TEXT NOT NULL,
+            fingerprint TEXT NOT NULL,
+            PRIMARY KEY (collection, name)
+        ) STRICT, WITHOUT ROWID;
+        DELETE FROM index_entries;
+        CREATE TABLE mirror_failures (
+            collection TEXT NOT NULL,
+            key TEXT NOT NULL,
+            directory TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            failed_at REAL NOT NULL,
+            PRIMARY KEY (collection, key)
+        ) STRICT, WITHOUT ROWID;
+        """,
     ]
+
+    /// Checks that a file store's journal is the write-ahead log `Store` asked for: `PRAGMA journal_mode = WAL`
+    /// answers with the mode it could set, and a file system without the shared memory WAL needs (some
+    /// network file systems) leaves the old one. The store is then not opened: its readers would block its
+    /// writer and fail with busy errors, which is not what it promises.
+    static func requireWriteAheadLog(_ connection: SQLiteConnection, path: String) throws(StoreError) {
+        let mode: String?
+        do {
+            mode = try connection.text("PRAGMA journal_mode")
+        } catch {
+            throw StoreError(error)
+        }
+        guard mode?.lowercased() == "wal" else {
+            throw StoreError(
+                .unsupportedFileSystem,
+                "Cannot open the store at \(path): its file system does not support a write-ahead log "
+                    + "(the journal mode stayed \(mode ?? "unknown")); put the store on a local file system")
+        }
+    }
 
     /// Brings `connection`'s schema up to date in one transaction; refuses a store from a newer Hangar.
     static func migrate(_ connection: SQLiteConnection, path: String) throws(StoreError) {
@@ -71,4 +133,132 @@ enum StoreSchema {
             }
         }
     }
+}
+
+/// Every statement the store runs on its tables (``StoreSchema``), in one place. Parameters are numbered
+/// (`?1` is always the collection); the column lists say where each value is read from.
+enum StoreSQL {
+    // MARK: documents
+
+    /// The columns ``ReadTransaction/storedDocument(_:collection:key:firstColumn:)`` reads, in order.
+    static let documentColumns = "revision, major, minor, class_tag, created_at, updated_at, body"
+    /// ``documentColumns`` of one document (?1 collection, ?2 key).
+    static let document = "SELECT \(documentColumns) FROM documents WHERE collection = ?1 AND key = ?2"
+    /// `1` when the document exists.
+    static let documentExists = "SELECT 1 FROM documents WHERE collection = ?1 AND key = ?2"
+    /// revision, major, minor of the current document.
+    static let currentRevision = "SELECT revision, major, minor FROM documents WHERE collection = ?1 AND key = ?2"
+    /// The collections that hold documents.
+    static let collections = "SELECT DISTINCT collection FROM documents ORDER BY collection"
+    /// How many documents a collection holds.
+    static let countDocuments = "SELECT count(*) FROM documents WHERE collection = ?1"
+    /// Every key of a collection, in order.
+    static let keys = "SELECT key FROM documents WHERE collection = ?1 ORDER BY key"
+    /// A page of keys (?2 limit, -1 for none; ?3 offset), ascending, descending, or most recently saved first.
+    static let keysPageAscending = "SELECT key FROM documents WHERE collection = ?1 ORDER BY key ASC LIMIT ?2 OFFSET ?3"
+    static let keysPageDescending =
+        "SELECT key FROM documents WHERE collection = ?1 ORDER BY key DESC LIMIT ?2 OFFSET ?3"
+    static let keysPageRecentlyUpdated =
+        "SELECT key FROM documents WHERE collection = ?1 ORDER BY updated_at DESC, key ASC LIMIT ?2 OFFSET ?3"
+    /// The keys whose class tag is ?2.
+    static let keysByClassTag = "SELECT key FROM documents WHERE collection = ?1 AND class_tag = ?2 ORDER BY key"
+    /// key, then ``documentColumns``, of every document of a collection.
+    static let documentsOfCollection =
+        "SELECT key, \(documentColumns) FROM documents WHERE collection = ?1 ORDER BY key"
+    /// The keys of documents older than version ?2.?3.
+    static let keysOlderThanVersion =
+        "SELECT key FROM documents WHERE collection = ?1 AND (major < ?2 OR (major = ?2 AND minor < ?3)) ORDER BY key"
+    /// The keys of documents of a major newer than ?2.
+    static let keysNewerThanMajor = "SELECT key FROM documents WHERE collection = ?1 AND major > ?2 ORDER BY key"
+    /// A new document: ?3 class tag, ?4 major, ?5 minor, ?6 revision, ?7 now (created and updated), ?8 body.
+    static let insertDocument = """
+        INSERT INTO documents (collection, key, class_tag, major, minor, revision, created_at, updated_at, body)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8)
+        """
+    /// A new revision of a document: parameters as ``insertDocument`` (?7 is the update time).
+    static let updateDocument = """
+        UPDATE documents SET class_tag = ?3, major = ?4, minor = ?5, revision = ?6, updated_at = ?7, body = ?8
+        WHERE collection = ?1 AND key = ?2
+        """
+    static let deleteDocument = "DELETE FROM documents WHERE collection = ?1 AND key = ?2"
+
+    // MARK: history and key_revisions
+
+    /// revision, major, minor, class_tag, saved at, is current (0 or 1) of every kept revision, oldest first.
+    static let revisions = """
+        SELECT revision, major, minor, class_tag, saved_at, 0 FROM history WHERE collection = ?1 AND key = ?2
+        UNION ALL
+        SELECT revision, major, minor, class_tag, updated_at, 1 FROM documents WHERE collection = ?1 AND key = ?2
+        ORDER BY 1
+        """
+    /// ``documentColumns`` of revision ?3, from history or current (history's saved_at stands for both times).
+    static let documentRevision = """
+        SELECT revision, major, minor, class_tag, saved_at, saved_at, body FROM history
+            WHERE collection = ?1 AND key = ?2 AND revision = ?3
+        UNION ALL
+        SELECT \(documentColumns) FROM documents WHERE collection = ?1 AND key = ?2 AND revision = ?3
+        """
+    static let copyCurrentToHistory = """
+        INSERT OR REPLACE INTO history (collection, key, revision, class_tag, major, minor, saved_at, body)
+        SELECT collection, key, revision, class_tag, major, minor, updated_at, body FROM documents
+        WHERE collection = ?1 AND key = ?2
+        """
+    static let deleteHistory = "DELETE FROM history WHERE collection = ?1 AND key = ?2"
+    /// Keeps the newest ?3 revisions in history.
+    static let pruneHistory = """
+        DELETE FROM history WHERE collection = ?1 AND key = ?2 AND revision NOT IN
+            (SELECT revision FROM history WHERE collection = ?1 AND key = ?2 ORDER BY revision DESC LIMIT ?3)
+        """
+    /// The last revision the key ever had (NULL for a key never saved).
+    static let lastRevision = """
+        SELECT max(revision) FROM (
+            SELECT revision FROM key_revisions WHERE collection = ?1 AND key = ?2
+            UNION ALL SELECT max(revision) FROM history WHERE collection = ?1 AND key = ?2)
+        """
+    /// Records ?3 as the key's last revision.
+    static let setLastRevision = """
+        INSERT INTO key_revisions (collection, key, revision) VALUES (?1, ?2, ?3)
+        ON CONFLICT (collection, key) DO UPDATE SET revision = excluded.revision
+        """
+
+    // MARK: index_entries and index_catalog
+
+    /// The keys whose index ?2 holds the value ?3.
+    static let keysWithIndexValue =
+        "SELECT DISTINCT key FROM index_entries WHERE collection = ?1 AND name = ?2 AND value = ?3 ORDER BY key"
+    /// The keys in index ?2; range queries append `AND value >= ?n` / `AND value <= ?n` and `ORDER BY key`.
+    static let keysInIndex = "SELECT DISTINCT key FROM index_entries WHERE collection = ?1 AND name = ?2"
+    /// A key other than ?4 whose index ?2 holds ?3.
+    static let otherKeyWithIndexValue =
+        "SELECT key FROM index_entries WHERE collection = ?1 AND name = ?2 AND value = ?3 AND key != ?4 LIMIT 1"
+    /// Index ?2 holds value ?3 for key ?4.
+    static let insertIndexEntry =
+        "INSERT OR IGNORE INTO index_entries (collection, name, value, key) VALUES (?1, ?2, ?3, ?4)"
+    static let deleteIndexEntriesOfKey = "DELETE FROM index_entries WHERE collection = ?1 AND key = ?2"
+    static let deleteIndexEntriesOfIndex = "DELETE FROM index_entries WHERE collection = ?1 AND name = ?2"
+    static let indexIsBuilt = "SELECT 1 FROM index_catalog WHERE collection = ?1 AND name = ?2"
+    static let builtIndexNames = "SELECT name FROM index_catalog WHERE collection = ?1"
+    /// name, fingerprint of the indexes built for a collection.
+    static let builtIndexes = "SELECT name, fingerprint FROM index_catalog WHERE collection = ?1"
+    /// Index ?2 is built from the definition whose fingerprint is ?3.
+    static let recordBuiltIndex =
+        "INSERT OR REPLACE INTO index_catalog (collection, name, fingerprint) VALUES (?1, ?2, ?3)"
+    static let forgetIndex = "DELETE FROM index_catalog WHERE collection = ?1 AND name = ?2"
+
+    // MARK: mirror_failures
+
+    /// collection, key, directory, failed_at of every mirror file owed.
+    static let mirrorFailuresToRetry =
+        "SELECT collection, key, directory, failed_at FROM mirror_failures ORDER BY 1, 2"
+    /// collection, key, directory, reason, failed_at of every mirror file owed.
+    static let mirrorFailures =
+        "SELECT collection, key, directory, reason, failed_at FROM mirror_failures ORDER BY 1, 2"
+    /// ?3 directory, ?4 reason, ?5 when.
+    static let recordMirrorFailure = """
+        INSERT OR REPLACE INTO mirror_failures (collection, key, directory, reason, failed_at)
+        VALUES (?1, ?2, ?3, ?4, ?5)
+        """
+    /// Clears the failure recorded at ?3 (not a newer one recorded meanwhile).
+    static let clearMirrorFailure =
+        "DELETE FROM mirror_failures WHERE collection = ?1 AND key = ?2 AND failed_at = ?3"
 }

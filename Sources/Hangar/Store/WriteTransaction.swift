@@ -5,7 +5,9 @@ public import PropertyList
 /// are committed together when the closure returns. Use it only inside the closure.
 public final class WriteTransaction: ReadTransaction {
     /// Files to write (or remove, when `bytes` is nil) once the transaction has committed.
-    private(set) var pendingMirrors: [(directory: String, key: String, bytes: [UInt8]?)] = []
+    private(set) var pendingMirrors: [PendingMirror] = []
+    /// Whether the mirror files earlier passes failed to write have joined ``pendingMirrors``.
+    private var hasQueuedEarlierFailures = false
 
     // MARK: Saving models
 
@@ -48,19 +50,38 @@ public final class WriteTransaction: ReadTransaction {
                 version = current.version
             }
         }
-        let envelope: PropertyList
-        do {
-            envelope = try DocumentCoding.envelope(
-                for: document, registry: registry, extraContent: kept, version: version)
-        } catch {
+        guard case .dictionary(var content) = registry.encode(document) else {
             throw StoreError(
-                .invalidDocument, "\(Document.self) cannot be stored", collection: collection, key: key,
-                underlying: error)
+                .invalidDocument,
+                "\(Document.self) is represented as a non-dictionary; a document must be a dictionary",
+                collection: collection, key: key)
         }
+        try Self.checkReservedKeys(
+            content, isRegisteredClass: registry.tag(for: type(of: document)) != nil, type: "\(Document.self)",
+            collection: collection, key: key)
+        for (name, value) in kept where content[name] == nil { content[name] = value }
+        let envelope = Document.format.seal(content, version: version)
         return try write(
             envelope, version: version, current: current, collection: collection, key: key,
             expectedRevision: expectedRevision, readableMajor: format.current.major,
             overwritingNewerMajor: overwritingNewerMajor)
+    }
+
+    /// The content keys a model may not write: the envelope's version keys, the key exports carry
+    /// (``StoreFileNames/keyMetadataKey``), and `"class"` unless the registry tags the model's type.
+    static func checkReservedKeys(
+        _ content: PropertyList.Dictionary, isRegisteredClass: Bool, type: String, collection: String, key: String
+    ) throws(StoreError) {
+        var reserved = [DocumentFormat.majorKey, DocumentFormat.minorKey, StoreFileNames.keyMetadataKey]
+        if !isRegisteredClass { reserved.append("class") }
+        for name in reserved where content[name] != nil {
+            var error = StoreError(
+                .reservedKey,
+                "\(type)'s representation uses the reserved key \"\(name)\"; it could not be read back, so it was not saved",
+                collection: collection, key: key)
+            error.field = name
+            throw error
+        }
     }
 
     // MARK: Saving envelopes
@@ -81,6 +102,13 @@ public final class WriteTransaction: ReadTransaction {
         checkValid()
         let format = store.configuration.options(for: collection).format
         let version = try Self.envelopeVersion(envelope, collection: collection, key: key)
+        if envelope.dictionaryValue?[StoreFileNames.keyMetadataKey] != nil {
+            var error = StoreError(
+                .reservedKey, "The envelope uses the reserved key \"\(StoreFileNames.keyMetadataKey)\"",
+                collection: collection, key: key)
+            error.field = StoreFileNames.keyMetadataKey
+            throw error
+        }
         if let format, version.major > format.current.major, !overwritingNewerMajor {
             throw StoreError(
                 .newerMajor,
@@ -118,13 +146,13 @@ public final class WriteTransaction: ReadTransaction {
         guard current != nil else { return false }
         try moveCurrentToHistory(collection: collection, key: key)
         try execute(
-            "DELETE FROM documents WHERE collection = ?1 AND key = ?2", [.text(collection), .text(key)],
+            StoreSQL.deleteDocument, [.text(collection), .text(key)],
             collection: collection, key: key)
         try execute(
-            "DELETE FROM index_entries WHERE collection = ?1 AND key = ?2", [.text(collection), .text(key)],
+            StoreSQL.deleteIndexEntriesOfKey, [.text(collection), .text(key)],
             collection: collection, key: key)
         if let directory = store.configuration.options(for: collection).mirrorDirectory {
-            pendingMirrors.append((directory, key, nil))
+            try addMirror(PendingMirror(collection: collection, key: key, directory: directory, bytes: nil))
         }
         return true
     }
@@ -169,44 +197,36 @@ public final class WriteTransaction: ReadTransaction {
                 .invalidDocument, "The document cannot be encoded", collection: collection, key: key, underlying: error)
         }
         let content = envelope.dictionaryValue ?? [:]
+        // Computed and checked for unique values before anything is written: a duplicate writes nothing.
+        let entries = try indexEntries(for: content, collection: collection, key: key)
         let classTag = content["class"]?.stringValue
         let now = Date().timeIntervalSince1970
-        let revision: Int
-        if let current {
-            revision = current.revision + 1
+        // Revisions of a key only grow: past deletes, history pruning and restores (``StoreSchema`` step 2).
+        let revision = max(current?.revision ?? 0, try lastRevision(collection: collection, key: key)) + 1
+        try execute(
+            StoreSQL.setLastRevision, [.text(collection), .text(key), .integer(Int64(revision))],
+            collection: collection, key: key)
+        if current != nil {
             try moveCurrentToHistory(collection: collection, key: key)
             try execute(
-                """
-                UPDATE documents SET class_tag = ?3, major = ?4, minor = ?5, revision = ?6, updated_at = ?7, body = ?8
-                WHERE collection = ?1 AND key = ?2
-                """,
+                StoreSQL.updateDocument,
                 [
                     .text(collection), .text(key), classTag.map(SQLiteValue.text) ?? .null,
                     .integer(Int64(version.major)), .integer(Int64(version.minor)), .integer(Int64(revision)),
                     .real(now), .blob(body),
                 ], collection: collection, key: key)
         } else {
-            // A document deleted and saved again goes on from its history's last revision.
-            let last =
-                try query(
-                    "SELECT max(revision) FROM history WHERE collection = ?1 AND key = ?2",
-                    [.text(collection), .text(key)]
-                ) { Int($0.int64(at: 0)) }.first ?? 0
-            revision = last + 1
             try execute(
-                """
-                INSERT INTO documents (collection, key, class_tag, major, minor, revision, created_at, updated_at, body)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8)
-                """,
+                StoreSQL.insertDocument,
                 [
                     .text(collection), .text(key), classTag.map(SQLiteValue.text) ?? .null,
                     .integer(Int64(version.major)), .integer(Int64(version.minor)), .integer(Int64(revision)),
                     .real(now), .blob(body),
                 ], collection: collection, key: key)
         }
-        try updateIndexes(content, collection: collection, key: key)
+        try replaceIndexEntries(entries, collection: collection, key: key)
         if let directory = store.configuration.options(for: collection).mirrorDirectory {
-            pendingMirrors.append((directory, key, body))
+            try addMirror(PendingMirror(collection: collection, key: key, directory: directory, bytes: body))
         }
         return revision
     }
@@ -230,9 +250,16 @@ public final class WriteTransaction: ReadTransaction {
         let version: DocumentVersion
     }
 
+    /// The last revision `key` ever had, whether or not it exists now; 0 for a key never saved.
+    private func lastRevision(collection: String, key: String) throws(StoreError) -> Int {
+        try query(
+            StoreSQL.lastRevision, [.text(collection), .text(key)], collection: collection, key: key
+        ) { Int($0.int64(at: 0)) }.first ?? 0
+    }
+
     private func currentRow(collection: String, key: String) throws(StoreError) -> CurrentRow? {
         try query(
-            "SELECT revision, major, minor FROM documents WHERE collection = ?1 AND key = ?2",
+            StoreSQL.currentRevision,
             [.text(collection), .text(key)], collection: collection, key: key
         ) { statement in
             CurrentRow(
@@ -247,44 +274,29 @@ public final class WriteTransaction: ReadTransaction {
         switch store.configuration.options(for: collection).history {
         case .keepNone:
             try execute(
-                "DELETE FROM history WHERE collection = ?1 AND key = ?2", arguments, collection: collection, key: key)
+                StoreSQL.deleteHistory, arguments, collection: collection, key: key)
         case .keepAll:
             try copyCurrentToHistory(arguments, collection: collection, key: key)
         case .keepLast(let count):
             try copyCurrentToHistory(arguments, collection: collection, key: key)
             try execute(
-                """
-                DELETE FROM history WHERE collection = ?1 AND key = ?2 AND revision NOT IN
-                    (SELECT revision FROM history WHERE collection = ?1 AND key = ?2 ORDER BY revision DESC LIMIT ?3)
-                """, arguments + [.integer(Int64(max(0, count)))], collection: collection, key: key)
+                StoreSQL.pruneHistory, arguments + [.integer(Int64(max(0, count)))], collection: collection, key: key)
         }
     }
 
     private func copyCurrentToHistory(_ arguments: [SQLiteValue], collection: String, key: String) throws(StoreError) {
         try execute(
-            """
-            INSERT OR REPLACE INTO history (collection, key, revision, class_tag, major, minor, saved_at, body)
-            SELECT collection, key, revision, class_tag, major, minor, updated_at, body FROM documents
-            WHERE collection = ?1 AND key = ?2
-            """, arguments, collection: collection, key: key)
+            StoreSQL.copyCurrentToHistory, arguments, collection: collection, key: key)
     }
 
-    private func updateIndexes(_ content: PropertyList.Dictionary, collection: String, key: String) throws(StoreError) {
-        let indexes = store.configuration.options(for: collection).indexes
-        try execute(
-            "DELETE FROM index_entries WHERE collection = ?1 AND key = ?2", [.text(collection), .text(key)],
-            collection: collection, key: key)
-        var body = content
-        body[DocumentFormat.majorKey] = nil
-        body[DocumentFormat.minorKey] = nil
-        for index in indexes {
-            for value in index.extract(body) {
-                guard let stored = IndexValue.sqlite(value) else { continue }
-                try execute(
-                    "INSERT OR IGNORE INTO index_entries (collection, name, value, key) VALUES (?1, ?2, ?3, ?4)",
-                    [.text(collection), .text(index.name), stored, .text(key)], collection: collection, key: key)
-            }
+    /// Queues a mirror file; the first one of a transaction also queues the files earlier passes failed to
+    /// write (``Store/mirrorFailures()``), with the documents as they are now, so every mirror pass catches up.
+    private func addMirror(_ mirror: PendingMirror) throws(StoreError) {
+        if !hasQueuedEarlierFailures {
+            hasQueuedEarlierFailures = true
+            pendingMirrors += try queuedMirrorFailures()
         }
+        pendingMirrors.append(mirror)
     }
 
     static func checkName(_ name: String, what: String) throws(StoreError) {

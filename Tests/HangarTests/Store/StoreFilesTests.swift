@@ -29,26 +29,99 @@ import Testing
         }
     }
 
-    @Test func exportAndImportACollectionKeepsEveryKey() throws {
+    static let awkwardKeys = [
+        "plain", "with space", "a/b", "/", "..", ".", ".hidden", "../../etc/passwd", "日本", "percent%41",
+        "control\u{1}\t\n\u{7F}", "emoji 🛩️👩🏽‍✈️", String(repeating: "k", count: 300),
+        String(repeating: "飛行機の格納庫", count: 6), String(repeating: "飛行機の格納庫", count: 6) + "2",
+        String(repeating: "%", count: 120),
+        String(repeating: "a", count: 199) + "é" + String(repeating: "b", count: 60),
+        String(repeating: "🛩️", count: 40),
+    ]
+
+    @Test(arguments: [PropertyListFormat.binary, .xml])
+    func exportAndImportACollectionKeepsEveryKey(format: PropertyListFormat) throws {
         let directory = try temporaryDirectory()
         let source = try Store.inMemory()
-        let keys = ["plain", "with space", "a/b", ".hidden", "日本", "percent%41", String(repeating: "k", count: 300)]
+        let keys = Self.awkwardKeys
         try source.write { transaction in
-            for key in keys { try transaction.save(Note(title: key, body: ""), key: key) }
+            for (index, key) in keys.enumerated() { try transaction.save(Note(title: "\(index)", body: ""), key: key) }
         }
-        let paths = try source.exportCollection("notes", to: directory + "/export", format: .xml)
+        let paths = try source.exportCollection("notes", to: directory + "/export", format: format)
         #expect(paths.count == keys.count)
         let names = try FileManager.default.contentsOfDirectory(atPath: directory + "/export")
+        #expect(names.count == keys.count)
         #expect(
             names.allSatisfy {
                 !$0.hasPrefix(".") && !$0.contains("/") && $0.hasSuffix(".plist") && $0.utf8.count <= 255
             })
-        let target = try Store.inMemory()
+        let target = try Backend.file.makeStore()
         for path in paths { try target.importFile(path, into: "notes") }
-        let imported = try target.read { try $0.keys(in: "notes") }
-        // Every key survives the round trip except the one too long for a file name, which is shortened.
-        #expect(Set(imported).subtracting([keys[6]]).isSuperset(of: Set(keys.dropLast())))
-        #expect(try target.read { try $0.load(Note.self, key: "a/b")?.value.title } == "a/b")
+        #expect(try target.read { try $0.keys(in: "notes") } == keys.sorted())
+        for (index, key) in keys.enumerated() {
+            let loaded = try #require(try target.read { try $0.load(Note.self, key: key) })
+            #expect(loaded.value.title == "\(index)")
+            // The key the file carried is not part of the imported document.
+            let stored = try #require(try target.read { try $0.document(in: "notes", key: key) })
+            #expect(try stored.envelope()[StoreFileNames.keyMetadataKey] == nil)
+        }
+        // All at once, as one unit, too.
+        let batch = try Backend.file.makeStore()
+        let results = try batch.importFiles(paths, into: "notes")
+        #expect(Set(results.map(\.key)) == Set(keys))
+        #expect(try batch.read { try $0.keys(in: "notes") } == keys.sorted())
+    }
+
+    @Test func aShortenedFileNameNeverSplitsAnEscape() {
+        for key in Self.awkwardKeys + [String(repeating: "x", count: 199) + "日本語" + String(repeating: "y", count: 99)] {
+            let name = StoreFileNames.fileName(for: key)
+            #expect(name.utf8.count <= 255)
+            guard let tilde = name.lastIndex(of: "~"), name.utf8.count > 240 || key.utf8.count > 80 else { continue }
+            let kept = name[..<tilde]
+            // Every `%` in the kept part is followed by two hex digits.
+            let bytes = Array(kept.utf8)
+            for (index, byte) in bytes.enumerated() where byte == UInt8(ascii: "%") {
+                #expect(index + 2 < bytes.count, "\(key.prefix(20)): \(name)")
+            }
+        }
+    }
+
+    @Test func importingManyFilesIsAllOrNothingAndNamesTheBadFile() throws {
+        let directory = try temporaryDirectory()
+        var paths: [String] = []
+        for index in 0..<20 {
+            let path = directory + "/n\(index).plist"
+            try AtomicFile.save(
+                try PropertyList.dictionary([
+                    "majorVersion": 2, "minorVersion": 1, "title": "t", "body": .string("\(index)"),
+                ])
+                .encoded(as: .binary), to: path)
+            paths.append(path)
+        }
+        let bad = directory + "/bad.plist"
+        try AtomicFile.save(Array("<plist><dict><key>title</key>".utf8), to: bad)
+        let store = try Backend.file.makeStore()
+        #expect {
+            try store.importFiles(paths[..<10] + [bad] + paths[10...], into: "notes")
+        } throws: { error in
+            guard let error = error as? StoreError, error.kind == .invalidDocument else { return false }
+            return error.file == bad
+        }
+        #expect(try store.read { try $0.count(in: "notes") } == 0)
+        // A file that reads but cannot be saved (a newer major than the stored one's) also rolls back all.
+        try store.write { try $0.save(envelope: ["majorVersion": 9, "minorVersion": 0], key: "n5", in: "notes") }
+        #expect {
+            try store.importFiles(paths, into: "notes")
+        } throws: { error in
+            guard let error = error as? StoreError, error.kind == .newerMajor else { return false }
+            return error.file == paths[5]
+        }
+        #expect(try store.read { try $0.keys(in: "notes") } == ["n5"])
+        let seen = EventLog()
+        try store.write { try $0.delete(key: "n5", in: "notes") }
+        let results = try store.importFiles(paths, into: "notes") { seen.append("\($0.phase) \($0.done)/\($0.total)") }
+        #expect(results.count == 20 && results[0].key == "n0")
+        #expect(seen.lines == ["reading 20/20", "saving 20/20"])
+        #expect(try store.read { try $0.count(in: "notes") } == 20)
     }
 
     @Test(arguments: [
@@ -135,7 +208,7 @@ import Testing
             try Store(path: path)
         } throws: { error in
             guard case StoreError.newerSchema = error else { return false }
-            return "\(error)".contains("has store schema version 99; this Hangar reads up to 1")
+            return "\(error)".contains("has store schema version 99; this Hangar reads up to 2")
         }
         #expect(try AtomicFile.contents(of: path) == before)
     }
@@ -164,5 +237,54 @@ import Testing
                 #expect(path.contains("/.local/share/"))
             }
         #endif
+    }
+}
+
+@Suite struct MirrorFailureTests {
+    @Test(arguments: Backend.allCases)
+    func aCommittedWriteReturnsAndTheMirrorCatchesUpLater(backend: Backend) throws {
+        let directory = try temporaryDirectory()
+        // A regular file where the mirror folder's parent should be: the folder cannot be created, even as root.
+        try AtomicFile.save(Array("not a folder".utf8), to: directory + "/blocker")
+        let mirror = directory + "/blocker/mirror"
+        let reported = EventLog()
+        var configuration = noteConfiguration(CollectionOptions(mirrorDirectory: mirror))
+        configuration.mirrorFailureHandler = { reported.append("\($0.kind) \($0.key ?? "") \($0.file ?? "")") }
+        let store = try backend.makeStore(configuration)
+        // The save commits and returns its revision: a caller never retries a write that landed.
+        #expect(try store.write { try $0.save(Note(title: "a", body: "1"), key: "a") } == 1)
+        #expect(try store.write { try $0.save(Note(title: "gone", body: ""), key: "gone") } == 1)
+        try store.write { try $0.delete(key: "gone", in: "notes") }
+        #expect(try store.read { try $0.load(Note.self, key: "a")?.revision } == 1)
+        // "gone" failed to mirror, then was deleted: its file need not exist, so nothing is owed for it.
+        #expect(try store.mirrorFailures().map(\.key) == ["a"])
+        #expect(try store.mirrorFailures().map(\.path) == [mirror + "/a.plist"])
+        #expect(reported.lines.first == "io a \(mirror)/a.plist")
+        #expect(reported.lines.contains("io gone \(mirror)/gone.plist"))
+        #expect(try store.retryMirrors().count == 1)
+        // The folder becomes writable: the next mirror pass writes the current documents and clears the list.
+        try FileManager.default.removeItem(atPath: directory + "/blocker")
+        try store.write { try $0.save(Note(title: "b", body: ""), key: "b") }
+        #expect(try store.mirrorFailures() == [])
+        #expect(try PropertyList(binary: AtomicFile.contents(of: mirror + "/a.plist"))["body"] == "1")
+        #expect(FileManager.default.fileExists(atPath: mirror + "/b.plist"))
+        #expect(!FileManager.default.fileExists(atPath: mirror + "/gone.plist"))
+    }
+}
+
+@Suite struct MirrorFailureLogTests {
+    @Test func withoutAHandlerAMirrorFailureIsALineOnStandardError() async throws {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+            let directory = try temporaryDirectory()
+            try AtomicFile.save(Array("not a folder".utf8), to: directory + "/blocker")
+            let store = try Store.inMemory(
+                configuration: noteConfiguration(CollectionOptions(mirrorDirectory: directory + "/blocker/m")))
+            try store.write { try $0.save(Note(title: "a", body: ""), key: "a") }
+        }
+        let text = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+        #expect(text.hasPrefix("hangar: /"))
+        #expect(text.contains("/blocker/m/a.plist: notes/a: Saved, but the mirror file could not be updated"))
+        #expect(text.hasSuffix(" (store :memory:)\n"))
+        #expect(text.split(separator: "\n").count == 1)
     }
 }

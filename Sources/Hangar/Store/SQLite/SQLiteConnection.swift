@@ -31,7 +31,8 @@ final class SQLiteConnection {
     private let busyTimeout: Int32
     /// The write-ahead log of a file database, and the size at which ``checkpointIfLogExceeds(_:)`` acts next.
     private let logPath: String?
-    private var nextCheckpointSize: Int?
+    /// After a checkpoint the readers blocked: the log size, or the moment, at which to try again.
+    private var deferredCheckpoint: (size: Int, until: ContinuousClock.Instant)?
     /// Set while a transaction runs, to refuse nested `transaction` calls (SQLite has no nested BEGIN).
     private(set) var isInTransaction = false
 
@@ -165,16 +166,19 @@ final class SQLiteConnection {
     /// a moment when the log may start over, and it grows with every commit (by tens of megabytes per
     /// thousand small writes, without bound). A TRUNCATE checkpoint waits (at most 100 ms) for the readers
     /// of older snapshots to finish, without blocking new readers, and then empties the log. When readers
-    /// hold on longer it gives up and tries again once the log has grown by another `limit`. Best effort, after
-    /// a commit: it never fails the write.
+    /// hold on longer it gives up and tries again once the log has grown by another `limit`, or a second later
+    /// (SQLite's own checkpoints may restart a log without shrinking its file, which then stops growing: the
+    /// timed retry empties it once the readers are gone). Best effort, after a commit: it never fails the write.
     func checkpointIfLogExceeds(_ limit: Int) {
         guard let logPath else { return }
         var info = stat()
-        guard stat(logPath, &info) == 0, Int(info.st_size) > (nextCheckpointSize ?? limit) else { return }
+        guard stat(logPath, &info) == 0, Int(info.st_size) > limit else { return }
+        let now = ContinuousClock.now
+        if let deferred = deferredCheckpoint, Int(info.st_size) <= deferred.size, now < deferred.until { return }
         sqlite3_busy_timeout(handle, 100)
         defer { sqlite3_busy_timeout(handle, busyTimeout) }
         let blocked = (try? integer("PRAGMA wal_checkpoint(TRUNCATE)")) ?? 1
-        nextCheckpointSize = blocked == 0 ? nil : Int(info.st_size) + limit
+        deferredCheckpoint = blocked == 0 ? nil : (Int(info.st_size) + limit, now + .seconds(1))
     }
 
     /// The error SQLite reports for the last call on this connection.

@@ -84,7 +84,12 @@ struct DBPut: ParsableCommand {
     func run() throws {
         let (collection, key) = (document.collection, document.key)
         try reportingFailures {
-            let (envelope, _) = try loadPropertyList(at: file)
+            var (envelope, _) = try loadPropertyList(at: file)
+            // A file `db export` wrote may carry its key; `put` stores it under the key given instead.
+            if case .dictionary(var content) = envelope, content[StoreFileNames.keyMetadataKey] != nil {
+                content[StoreFileNames.keyMetadataKey] = nil
+                envelope = .dictionary(content)
+            }
             do {
                 _ = try DocumentFormat.envelopeVersion(of: envelope)
             } catch {
@@ -170,9 +175,12 @@ struct DBExport: ParsableCommand {
 struct DBImport: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Store .plist files in a collection, each under its file name without .plist.",
-        discussion: "Each file is checked (a property list, a document envelope) before it is written; "
-            + "prints `KEY REVISION` per file. The store is created if it does not exist.")
+        abstract: "Store .plist files in a collection, all or none, each under the key it carries or its file name.",
+        discussion: "Every file is checked (a property list, a document envelope) before any is written, and "
+            + "all are saved in one transaction: one bad file imports nothing, and the error names it. A file "
+            + "`db export` wrote goes under the key it carries; another under its file name without .plist. "
+            + "Prints `KEY REVISION` per file; with more than 1000 files, progress goes to standard error. "
+            + "The store is created if it does not exist.")
 
     @OptionGroup var store: StoreOption
     @Argument(help: "The collection.") var collection: String
@@ -183,16 +191,20 @@ struct DBImport: ParsableCommand {
     }
 
     func run() throws {
+        let total = files.count
         try withStore(store, creating: true) { store in
-            for file in files {
-                let key = StoreFileNames.key(forFileName: (file as NSString).lastPathComponent)
-                do throws(StoreError) {
-                    let revision = try store.importFile(file, into: collection, key: key)
-                    print("\(key) \(revision)")
-                } catch {
-                    throw FileFailure(path: file, reason: error.description)
+            let results: [(key: String, revision: Int)]
+            do throws(StoreError) {
+                results = try store.importFiles(files, into: collection) { progress in
+                    guard total > 1000, progress.done % 1000 == 0 || progress.done == progress.total else { return }
+                    let phase = progress.phase == .reading ? "read" : "saved"
+                    FileHandle.standardError.write(Data("\(phase) \(progress.done)/\(progress.total)\n".utf8))
                 }
+            } catch {
+                guard let file = error.file else { throw error }
+                throw FileFailure(path: file, reason: error.description)
             }
+            for result in results { print("\(result.key) \(result.revision)") }
         }
     }
 }
@@ -200,13 +212,22 @@ struct DBImport: ParsableCommand {
 /// `hangar db check --db PATH`
 struct DBCheck: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "check", abstract: "Check the store's integrity: prints `ok`, or the problems and exits 1.")
+        commandName: "check",
+        abstract: "Check the store's integrity and its mirror files: prints `ok`, or the problems and exits 1.",
+        discussion: "A mirror file a committed save could not write is listed as "
+            + "`mirror not updated: FILE (COLLECTION/KEY): REASON`; the store retries it on its next mirror pass.")
 
     @OptionGroup var store: StoreOption
 
     func run() throws {
         try withStore(store) { store in
-            let lines = try store.checkIntegrity()
+            var lines = try store.checkIntegrity()
+            let mirrors = try store.mirrorFailures()
+            if !mirrors.isEmpty && lines == ["ok"] { lines = [] }
+            for mirror in mirrors {
+                lines.append(
+                    "mirror not updated: \(mirror.path) (\(mirror.collection)/\(mirror.key)): \(mirror.reason)")
+            }
             for line in lines { print(line) }
             guard lines == ["ok"] else { throw ExitCode(1) }
         }

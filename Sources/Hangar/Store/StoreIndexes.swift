@@ -1,0 +1,187 @@
+import Foundation
+import PropertyList
+
+/// One value of one index for one document, encoded (``IndexValue``).
+struct IndexEntry {
+    let name: String
+    let value: [UInt8]
+}
+
+extension WriteTransaction {
+    /// The entries the collection's declared indexes hold for `content`; throws ``StoreError/duplicate`` when
+    /// a unique index already holds one of them for another key. Writes nothing.
+    func indexEntries(for content: PropertyList.Dictionary, collection: String, key: String) throws(StoreError)
+        -> [IndexEntry]
+    {
+        var body = content
+        body[DocumentFormat.majorKey] = nil
+        body[DocumentFormat.minorKey] = nil
+        var entries: [IndexEntry] = []
+        for index in store.configuration.options(for: collection).indexes {
+            for value in index.extract(body) {
+                guard let encoded = IndexValue.encoded(value) else { continue }
+                if index.unique { try checkUnique(index.name, encoded, collection: collection, key: key) }
+                entries.append(IndexEntry(name: index.name, value: encoded))
+            }
+        }
+        return entries
+    }
+
+    func checkUnique(_ name: String, _ value: [UInt8], collection: String, key: String) throws(StoreError) {
+        let other = try query(
+            StoreSQL.otherKeyWithIndexValue,
+            [.text(collection), .text(name), .blob(value), .text(key)], collection: collection, key: key
+        ) { $0.text(at: 0) }.first
+        guard let other else { return }
+        var error = StoreError(
+            .duplicate, "The unique index \(name) already holds this value for \(other); nothing was written",
+            collection: collection, key: key)
+        error.index = name
+        error.otherKey = other
+        throw error
+    }
+
+    /// Replaces the index entries of `key` with `entries`. Indexes of the collection this store does not
+    /// declare lose their entry for `key`, so they are dropped whole (the catalog forgets them) and rebuilt
+    /// by the next store opened with their definition: an index is complete or absent, never stale.
+    func replaceIndexEntries(_ entries: [IndexEntry], collection: String, key: String) throws(StoreError) {
+        try execute(
+            StoreSQL.deleteIndexEntriesOfKey, [.text(collection), .text(key)],
+            collection: collection, key: key)
+        for entry in entries {
+            try execute(
+                StoreSQL.insertIndexEntry,
+                [.text(collection), .text(entry.name), .blob(entry.value), .text(key)], collection: collection,
+                key: key)
+        }
+        let declared = Set(store.configuration.options(for: collection).indexes.map(\.name))
+        let built = try query(
+            StoreSQL.builtIndexNames, [.text(collection)], collection: collection
+        ) { $0.text(at: 0) }
+        for name in built where !declared.contains(name) { try dropIndex(name, in: collection) }
+    }
+
+    /// Removes an index's entries and its catalog row.
+    func dropIndex(_ name: String, in collection: String) throws(StoreError) {
+        try execute(
+            StoreSQL.deleteIndexEntriesOfIndex, [.text(collection), .text(name)],
+            collection: collection)
+        try execute(
+            StoreSQL.forgetIndex, [.text(collection), .text(name)],
+            collection: collection)
+    }
+
+    /// The indexes the catalog says are built for `collection`, by name, with their fingerprints.
+    func builtIndexes(in collection: String) throws(StoreError) -> [String: String] {
+        Dictionary(
+            uniqueKeysWithValues: try query(
+                StoreSQL.builtIndexes, [.text(collection)],
+                collection: collection
+            ) { ($0.text(at: 0), $0.text(at: 1)) })
+    }
+
+    /// Drops the indexes of `collection` not declared (or declared differently), builds the declared ones
+    /// not built (all of them when `rebuildAll`) over the stored documents, and records them in the catalog.
+    func reconcileIndexes(
+        in collection: String, rebuildAll: Bool, progress: (@Sendable (IndexBuildProgress) -> Void)?
+    ) throws(StoreError) {
+        let declared = store.configuration.options(for: collection).indexes
+        let built = try builtIndexes(in: collection)
+        let fingerprints = Dictionary(
+            declared.map { ($0.name, $0.fingerprint) }, uniquingKeysWith: { first, _ in first })
+        for (name, fingerprint) in built where rebuildAll || fingerprints[name] != fingerprint {
+            try dropIndex(name, in: collection)
+        }
+        let toBuild = declared.filter { rebuildAll || built[$0.name] != $0.fingerprint }
+        guard !toBuild.isEmpty else { return }
+        let keys = try query(
+            StoreSQL.keys, [.text(collection)], collection: collection
+        ) { $0.text(at: 0) }
+        let names = toBuild.map(\.name)
+        for (done, key) in keys.enumerated() {
+            // A document whose bytes cannot be decoded has nothing to index (and is reported by every read
+            // of it); it does not stop the others from being indexed.
+            guard let stored = try document(in: collection, key: key),
+                var content = (try? stored.envelope())?.dictionaryValue
+            else { continue }
+            content[DocumentFormat.majorKey] = nil
+            content[DocumentFormat.minorKey] = nil
+            for index in toBuild {
+                for value in index.extract(content) {
+                    guard let encoded = IndexValue.encoded(value) else { continue }
+                    if index.unique { try checkUnique(index.name, encoded, collection: collection, key: key) }
+                    try execute(
+                        StoreSQL.insertIndexEntry,
+                        [.text(collection), .text(index.name), .blob(encoded), .text(key)], collection: collection,
+                        key: key)
+                }
+            }
+            if (done + 1) % 500 == 0 || done + 1 == keys.count {
+                progress?(
+                    IndexBuildProgress(collection: collection, indexes: names, indexed: done + 1, total: keys.count))
+            }
+        }
+        for index in toBuild {
+            try execute(
+                StoreSQL.recordBuiltIndex,
+                [.text(collection), .text(index.name), .text(index.fingerprint)], collection: collection)
+        }
+    }
+}
+
+extension Store {
+    /// Brings the indexes of every configured collection in line with their definitions (on open).
+    func reconcileIndexes() throws(StoreError) {
+        let collections = configuration.collections.keys.sorted()
+        let needed: Bool
+        do {
+            needed = try read { transaction in
+                for collection in collections {
+                    let built = try transaction.query(
+                        StoreSQL.builtIndexes, [.text(collection)]
+                    ) { "\($0.text(at: 0))\u{1}\($0.text(at: 1))" }
+                    let declared = self.configuration.options(for: collection).indexes.map {
+                        "\($0.name)\u{1}\($0.fingerprint)"
+                    }
+                    if Set(built) != Set(declared) { return true }
+                }
+                return false
+            }
+        } catch {
+            throw Self.storeError(error)
+        }
+        guard needed else { return }
+        try writeRethrowingStoreErrors { transaction throws(StoreError) in
+            for collection in collections {
+                try transaction.reconcileIndexes(
+                    in: collection, rebuildAll: false, progress: self.configuration.indexProgress)
+            }
+        }
+    }
+
+    /// Rebuilds every index declared for `collection` from its stored documents, in one transaction.
+    /// A unique index that finds two documents with one value fails with ``StoreError/duplicate`` and
+    /// changes nothing.
+    public func reindex(_ collection: String, progress: (@Sendable (IndexBuildProgress) -> Void)? = nil)
+        throws(StoreError)
+    {
+        try writeRethrowingStoreErrors { transaction throws(StoreError) in
+            try transaction.reconcileIndexes(in: collection, rebuildAll: true, progress: progress)
+        }
+    }
+
+    /// `write`, for a body that throws only store errors.
+    func writeRethrowingStoreErrors<Result>(_ body: (WriteTransaction) throws(StoreError) -> Result)
+        throws(StoreError) -> Result
+    {
+        do {
+            return try write { transaction in try body(transaction) }
+        } catch {
+            throw Self.storeError(error)
+        }
+    }
+
+    static func storeError(_ error: any Error) -> StoreError {
+        (error as? StoreError) ?? StoreError(.database, "\(error)")
+    }
+}
