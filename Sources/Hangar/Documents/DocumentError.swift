@@ -2,22 +2,28 @@
 ///
 /// Match on ``kind``; ``description`` names the document (when known), both versions and the step.
 public struct DocumentError: Error, Sendable, CustomStringConvertible {
-    /// What went wrong.
-    public enum Kind: Sendable, Hashable {
+    /// What went wrong. New kinds may be added, so `switch` on it with a `default`; match one directly with
+    /// `catch DocumentError.Kind.newerMajor`.
+    public struct Kind: Sendable, Hashable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+
         /// The top level is not a dictionary.
-        case notAnEnvelope
+        public static let notAnEnvelope = Kind("notAnEnvelope")
         /// `majorVersion` (or `minorVersion`, when it is required) is absent.
-        case missingVersion
+        public static let missingVersion = Kind("missingVersion")
         /// A version key holds something other than a non-negative integer.
-        case invalidVersion
+        public static let invalidVersion = Kind("invalidVersion")
         /// The document's major is newer than this code knows. It is refused and left as it is.
-        case newerMajor
+        public static let newerMajor = Kind("newerMajor")
         /// The document's major is older than the oldest this code can still migrate.
-        case unsupportedOldMajor
+        public static let unsupportedOldMajor = Kind("unsupportedOldMajor")
         /// A migration step threw.
-        case migrationFailed
+        public static let migrationFailed = Kind("migrationFailed")
         /// The format's declaration is inconsistent (a missing or duplicate migration step).
-        case invalidFormat
+        public static let invalidFormat = Kind("invalidFormat")
+
+        public var description: String { name }
     }
 
     /// What went wrong.
@@ -50,5 +56,12 @@ public struct DocumentError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         document.map { "\($0): \(reason)" } ?? reason
+    }
+}
+
+extension DocumentError.Kind {
+    /// `catch DocumentError.Kind.newerMajor`: matches a `DocumentError` of this kind, as the store's kinds do.
+    public static func ~= (kind: Self, error: any Error) -> Bool {
+        (error as? DocumentError)?.kind == kind
     }
 }

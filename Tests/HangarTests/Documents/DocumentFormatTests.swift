@@ -174,3 +174,19 @@ import Testing
         #expect(format.seal(["hours": 5]) == ["hours": 5, "majorVersion": 3, "minorVersion": 1])
     }
 }
+
+@Suite struct DocumentErrorKindTests {
+    @Test func kindsMatchInCatchClausesAndDescribeThemselves() {
+        let format = DocumentFormat(current: DocumentVersion(major: 1, minor: 0), oldestReadableMajor: 1)
+        do {
+            _ = try format.open(["majorVersion": 9, "minorVersion": 0])
+            Issue.record("a newer major must be refused")
+        } catch DocumentError.Kind.newerMajor {
+            // Matched by kind, not by message.
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+        #expect(DocumentError.Kind.newerMajor.description == "newerMajor")
+        #expect(DocumentError.Kind.newerMajor != .migrationFailed)
+    }
+}
