@@ -76,7 +76,7 @@ public struct ModelPath: Sendable, Hashable, CustomStringConvertible {
         hasher.combine(components)
     }
 
-    /// The path as `objects[3].airplanes[1].engineHours`, by the one rule of ``PropertyList/pathText(_:)``
+    /// The path as `objects[3].airplanes[1].engineHours`, by the one rule of `PropertyList.pathText(_:)`
     /// (keys that are not plain names are written `["like this"]`); the root is the empty string.
     public var description: String {
         PropertyList.pathText(
