@@ -170,10 +170,11 @@ struct XMLSizeEstimate: ValueVisitor {
             let lines = (data.count + bytesPerLine - 1) / bytesPerLine
             bytes += 15 + depth + Base64.encodedCount(data.count) + lines * (capped + 1)
         case .integer(let integer):
-            bytes += 20 + decimalDigitCount(integer.isNegative ? 0 &- integer.bits : integer.bits)
-        case .real: bytes += 38
-        case .date: bytes += 34
-        default: bytes += 8
+            let magnitude = integer.isNegative ? 0 &- integer.bits : integer.bits
+            bytes += 20 + (integer.isNegative ? 1 : 0) + decimalDigitCount(magnitude)
+        case .real: bytes += 38  // `<real></real>` and a newline, and at most 24 characters
+        case .date: bytes += 35  // `<date></date>` and a newline, and `-YYYY-MM-DDTHH:MM:SSZ`
+        default: bytes += 9  // `<false/>` and a newline
         }
     }
 

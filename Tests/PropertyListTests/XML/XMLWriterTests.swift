@@ -149,3 +149,23 @@ import Testing
         #expect(try read.encoded(as: .xml) == written)
     }
 }
+
+/// The XML writer sizes its output with an estimating walk; an estimate below the output costs a second run,
+/// so for text without escapes it must never fall short.
+@Suite struct XMLSizeEstimateTests {
+    @Test func theEstimateCoversTheOutputWithoutEscapes() throws {
+        var deep: PropertyList = [.data(Array(repeating: 0xAB, count: 200)), false, -9_223_372_036_854_775_808]
+        for level in 0..<12 { deep = level.isMultiple(of: 2) ? [deep] : ["k\(level)": deep] }
+        let values: [PropertyList] = [
+            [false, true, -1, .integer(.init(UInt64.max)), .real(-1.7976931348623157e308), .date(-64_000_000_000)],
+            ["a": .data([]), "b": .data(Array(0...255)), "c": [], "d": [:], "e": "plain text, ünïcode ✈"],
+            deep,
+        ]
+        for value in values {
+            var estimate = XMLSizeEstimate()
+            try ValueWalk.walk(value, with: &estimate)
+            let written = try value.encoded(as: .xml)
+            #expect(estimate.bytes + XMLWriter.header.count + XMLWriter.footer.count >= written.count, "\(value)")
+        }
+    }
+}
