@@ -80,8 +80,10 @@ struct ByteReader {
     /// (the lead byte of U+FFFE/U+FFFF). Every other byte is plain content. Eight bytes are looked at a time (a
     /// byte equal to `b` is a zero byte of `w ^ b·0x01…`, and a zero byte sets its high bit in
     /// `(w − 0x01…) & ~w & 0x80…`).
+    /// Every byte passed over is OR-ed into `seen`, so the caller knows without another pass whether the text
+    /// was all ASCII.
     @inline(__always)
-    func skipPlainXMLText(from offset: Int) -> Int {
+    func skipPlainXMLText(from offset: Int, seen: inout UInt64) -> Int {
         let ones: UInt64 = 0x0101_0101_0101_0101
         var index = offset
         let count = base.count
@@ -92,11 +94,13 @@ struct ByteReader {
             let lead = word ^ (ones &* 0xEF)
             let found = ((ampersand &- ones) & ~ampersand) | ((lessThan &- ones) & ~lessThan) | ((lead &- ones) & ~lead)
             if found & 0x8080_8080_8080_8080 != 0 { break }
+            seen |= word
             index += 8
         }
         while index < count {
             let byte = base[index]
             if byte == 0x26 || byte == 0x3C || byte == 0xEF { return index }
+            seen |= UInt64(byte)
             index += 1
         }
         return count
@@ -232,8 +236,14 @@ func validatedUTF8(_ bytes: UnsafeRawBufferPointer) -> String? {
         combined |= UInt64(bytes[index])
         index += 1
     }
+    if combined & 0x8080_8080_8080_8080 == 0 { return String(decoding: bytes, as: UTF8.self) }
+    return validatedNonASCIIUTF8(bytes)
+}
+
+/// ``validatedUTF8(_:)`` for bytes known to hold non-ASCII text: decoded (which repairs invalid sequences) and
+/// accepted only if the decoded text has the same bytes.
+func validatedNonASCIIUTF8(_ bytes: UnsafeRawBufferPointer) -> String? {
     let string = String(decoding: bytes, as: UTF8.self)
-    if combined & 0x8080_8080_8080_8080 == 0 { return string }
     var copy = string
     let same = copy.withUTF8 { decoded in
         decoded.count == bytes.count && UTF8Bytes.memoryEqual(UnsafeRawBufferPointer(decoded), bytes)

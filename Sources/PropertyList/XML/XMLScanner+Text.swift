@@ -67,12 +67,15 @@ extension XMLScanner {
         let start = position
         var runStart = position
         var gathered = false
+        // Every byte of the text OR-ed together: its high bit tells whether the text is all ASCII.
+        var seen: UInt64 = 0
         let count = reader.count
         while position < count {
             let byte = reader[position]
             // Fast filter: only `&`, `<` and the 0xEF lead of U+FFFE/U+FFFF need a look.
             if byte != 0x26 && byte != 0x3C && byte != 0xEF {
-                position = reader.skipPlainXMLText(from: position + 1)
+                seen |= UInt64(byte)
+                position = reader.skipPlainXMLText(from: position + 1, seen: &seen)
                 continue
             }
             switch byte {
@@ -80,7 +83,9 @@ extension XMLScanner {
                 let markup = position
                 if markup + 1 < count, reader[markup + 1] == UInt8(ascii: "/") {
                     try scanEndTag(expecting: tag)
-                    if !gathered { return .region(start: start, count: markup - start) }
+                    if !gathered {
+                        return .region(start: start, count: markup - start, isASCII: seen & 0x8080_8080_8080_8080 == 0)
+                    }
                     reader.append(from: runStart, count: markup - runStart, to: &scratch)
                     return .gathered
                 }
@@ -111,6 +116,7 @@ extension XMLScanner {
                 runStart = position
             case 0xEF:
                 try checkNoncharacter(at: position)
+                seen |= 0x80
                 position += 1
             default:
                 // Raw control characters are kept, as CF keeps them (TextMate wrote U+0003 and U+001B into
@@ -154,7 +160,7 @@ extension XMLScanner {
     /// Calls `body` with the text's byte count and an accessor for its bytes.
     func withText<Result>(_ text: Text, _ body: (Int, (Int) -> UInt8) -> Result) -> Result {
         switch text {
-        case .region(let start, let count):
+        case .region(let start, let count, _):
             let reader = self.reader
             return body(count) { reader[start + $0] }
         case .gathered:
@@ -166,7 +172,7 @@ extension XMLScanner {
     /// Calls `body` with the text's bytes.
     func withTextBytes<Result>(_ text: Text, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
         switch text {
-        case .region(let start, let count): reader.withBytes(at: start, count: count, body)
+        case .region(let start, let count, _): reader.withBytes(at: start, count: count, body)
         case .gathered: scratch.withUnsafeBytes(body)
         }
     }
@@ -175,7 +181,11 @@ extension XMLScanner {
     func string(_ text: Text, at offset: Int) throws(PropertyListError) -> String {
         let decoded: String?
         switch text {
-        case .region(let start, let count): decoded = reader.utf8String(at: start, count: count)
+        case .region(let start, let count, let isASCII):
+            // ASCII, known from the scan, needs no validation of ours: the standard library's copy checks it again.
+            decoded = reader.withBytes(at: start, count: count) { bytes in
+                isASCII ? String(decoding: bytes, as: UTF8.self) : validatedNonASCIIUTF8(bytes)
+            }
         case .gathered: decoded = validatedUTF8(scratch)
         }
         guard let decoded else { throw failure(.invalidEncoding("Found invalid UTF-8"), at: offset) }
@@ -185,7 +195,7 @@ extension XMLScanner {
     /// The text for a message: lossy, shortened.
     func snippet(_ text: Text) -> String {
         switch text {
-        case .region(let start, let count):
+        case .region(let start, let count, _):
             TextSnippet.of(String(decoding: reader.bytes(at: start, count: min(count, 200)), as: UTF8.self))
         case .gathered:
             TextSnippet.of(String(decoding: scratch.prefix(200), as: UTF8.self))

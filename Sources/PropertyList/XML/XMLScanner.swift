@@ -44,7 +44,7 @@ struct XMLScanner: TextScanner {
     /// Text content of a scalar element: a raw region of the input (the fast path), or the unescaped
     /// UTF-8 bytes gathered in `scratch`.
     enum Text {
-        case region(start: Int, count: Int)
+        case region(start: Int, count: Int, isASCII: Bool)
         case gathered
     }
 

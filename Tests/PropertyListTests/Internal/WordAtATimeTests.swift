@@ -27,8 +27,11 @@ import Testing
             let start = bytes.isEmpty ? 0 : Int.random(in: 0..<bytes.count, using: &generator)
             let expected =
                 bytes[start...].firstIndex { $0 == 0x26 || $0 == 0x3C || $0 == 0xEF } ?? bytes.count
-            let found = try withByteReader(bytes) { reader in reader.skipPlainXMLText(from: start) }
+            var seen: UInt64 = 0
+            let found = try withByteReader(bytes) { reader in reader.skipPlainXMLText(from: start, seen: &seen) }
             #expect(found == expected, "\(bytes) from \(start)")
+            let passed = bytes[start..<found].reduce(UInt8(0)) { $0 | $1 }
+            #expect((seen & 0x8080_8080_8080_8080 != 0) == (passed >= 0x80), "\(bytes) from \(start)")
         }
     }
 
