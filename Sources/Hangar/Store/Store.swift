@@ -40,11 +40,12 @@ public final class Store: Sendable {
         }
         let connection = try Self.open(path: path, mode: .readWrite, configuration: configuration)
         try StoreSchema.migrate(connection, path: path)
-        writer = SerializedConnection(connection, lock: inMemory ? NSLock() : WriterLocks.lock(for: path))
+        writer = SerializedConnection(
+            connection, lock: inMemory ? WriterLocks.privateLock() : WriterLocks.lock(for: path), label: path)
         if inMemory {
             readers = nil
         } else {
-            readers = ReaderPool(maximum: configuration.maximumReaders) { () throws(SQLiteError) in
+            readers = ReaderPool(maximum: configuration.maximumReaders) { @Sendable () throws(SQLiteError) in
                 let reader = try SQLiteConnection(
                     path: path, mode: .readOnly, busyTimeout: configuration.busyTimeoutMilliseconds)
                 try reader.execute("PRAGMA query_only = ON")
@@ -61,23 +62,37 @@ public final class Store: Sendable {
     private static func open(path: String, mode: SQLiteConnection.Mode, configuration: StoreConfiguration)
         throws(StoreError) -> SQLiteConnection
     {
+        let connection: SQLiteConnection
+        let journalMode: String?
         do {
-            let connection = try SQLiteConnection(
+            connection = try SQLiteConnection(
                 path: path, mode: mode, busyTimeout: configuration.busyTimeoutMilliseconds)
             if path != ":memory:" {
                 // WAL: readers never block the writer. The journal is truncated back to 64 MiB after
                 // checkpoints, so it cannot grow without bound.
-                _ = try connection.retryingWhileBusy { () throws(SQLiteError) in
+                journalMode = try connection.retryingWhileBusy { () throws(SQLiteError) in
                     try connection.text("PRAGMA journal_mode = WAL")
                 }
                 try connection.execute("PRAGMA journal_size_limit = 67108864")
+            } else {
+                journalMode = "wal"
             }
             try connection.execute("PRAGMA synchronous = \(configuration.synchronous.rawValue)")
             try connection.execute("PRAGMA foreign_keys = ON")
-            return connection
         } catch {
             throw StoreError(.database, "Cannot open the store at \(path): \(error.message)", resultCode: error.code)
         }
+        // SQLite answers with the mode it is in: another one when the database cannot use a write-ahead log
+        // (a temporary database for an empty path, an in-memory one named by a URI, a VFS without shared
+        // memory). Readers would then block the writer, or read a database of their own: refuse it.
+        guard journalMode?.lowercased() == "wal" else {
+            throw StoreError(
+                .database,
+                "Cannot open the store at \(path): it cannot use a write-ahead log (SQLite's journal mode is "
+                    + "\(journalMode ?? "unknown"), not wal); open a file on a local file system, or use "
+                    + "Store.inMemory()")
+        }
+        return connection
     }
 
     // MARK: Transactions
@@ -107,49 +122,78 @@ public final class Store: Sendable {
         // Keyed by the writer lock: a write inside a write of another store on the same file would wait forever.
         precondition(
             !Self.isWriting(self), "Hangar: store.write called inside a write transaction of the same store (or file)")
-        let (result, mirrors) = try Self.$writingStores.withValue(Self.writingStores.union([writer.lockID])) {
-            try writer.withConnection { connection in
-                let transaction = WriteTransaction(connection: connection, store: self)
-                defer { transaction.invalidate() }
-                do throws(TransactionFailure<any Error>) {
-                    let result = try connection.transaction(immediate: true) { try body(transaction) }
-                    connection.checkpointIfLogExceeds(Self.logSizeLimit)
-                    return (result, transaction.pendingMirrors)
-                } catch {
-                    switch error {
-                    case .sqlite(let failure): throw StoreError(failure)
-                    case .body(let failure): throw failure
-                    }
-                }
-            }
-        }
+        let (result, mirrors) = try writer.withConnection { connection in try perform(body, on: connection) }
         try writeMirrors(mirrors)
         return result
     }
 
-    /// ``read(_:)`` for async code: the transaction runs on a thread of its own, not on the caller's executor.
+    /// The transaction of a `write`, on the writer's connection, which is this caller's.
+    private func perform<Result>(_ body: (WriteTransaction) throws -> Result, on connection: SQLiteConnection) throws
+        -> (Result, [(directory: String, key: String, bytes: [UInt8]?)])
+    {
+        try Self.$writingStores.withValue(Self.writingStores.union([writer.lockID])) {
+            let transaction = WriteTransaction(connection: connection, store: self)
+            defer { transaction.invalidate() }
+            do throws(TransactionFailure<any Error>) {
+                let result = try connection.transaction(immediate: true) { try body(transaction) }
+                connection.checkpointIfLogExceeds(Self.logSizeLimit)
+                return (result, transaction.pendingMirrors)
+            } catch {
+                switch error {
+                case .sqlite(let failure): throw StoreError(failure)
+                case .body(let failure): throw failure
+                }
+            }
+        }
+    }
+
+    /// ``read(_:)`` for async code, without holding a thread while it waits.
+    ///
+    /// The caller waits, in the order callers came, for a free reader connection (for an in-memory store,
+    /// for the writer's), and the transaction then runs on that connection's serial queue, not on the
+    /// caller's executor: however many tasks await, the store uses one thread a connection at most. A task
+    /// cancelled while it waits gives up its place and throws `CancellationError`; once `body` has started it
+    /// runs to the end (inside it, `Task.isCancelled` is about no task: it is false).
     public func read<Result: Sendable>(_ body: @escaping @Sendable (ReadTransaction) throws -> Result) async throws
         -> Result
     {
-        try await Self.offload { try self.read(body) }
+        guard let readers else {
+            return try await writer.withConnection(
+                { connection in
+                    try Self.run(ReadTransaction(connection: connection, store: self), on: connection, body)
+                }, afterward: { $0 })
+        }
+        return try await readers.withConnection { connection in
+            try Self.run(ReadTransaction(connection: connection, store: self), on: connection, body)
+        }
     }
 
-    /// ``write(_:)`` for async code: the transaction runs on a thread of its own, not on the caller's executor.
+    /// ``write(_:)`` for async code, without holding a thread while it waits.
+    ///
+    /// The caller waits for the file's writer lock in the order writers came (blocking writers included), and
+    /// the transaction then runs on the writer's serial queue. A task cancelled while it waits gives up its
+    /// place and throws `CancellationError`, having written nothing; once `body` has started, the write is
+    /// committed or rolled back as if the task had not been cancelled. SQLite's busy timeout, when another
+    /// process holds the file's lock, is still waited out on that queue.
     @discardableResult
     public func write<Result: Sendable>(_ body: @escaping @Sendable (WriteTransaction) throws -> Result) async throws
         -> Result
     {
-        try await Self.offload { try self.write(body) }
+        try await writer.withConnection(
+            { connection in
+                let (result, mirrors) = try self.perform(body, on: connection)
+                return Written(result: result, mirrors: mirrors)
+            },
+            afterward: { written in
+                try self.writeMirrors(written.mirrors)
+                return written.result
+            })
     }
 
-    private static func offload<Result: Sendable>(_ work: @escaping @Sendable () throws -> Result) async throws
-        -> Result
-    {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Swift.Result { try work() })
-            }
-        }
+    /// A write's result and the mirror files to write once the lock is given back.
+    private struct Written<Result: Sendable>: Sendable {
+        let result: Result
+        let mirrors: [(directory: String, key: String, bytes: [UInt8]?)]
     }
 
     private static func run<Transaction: ReadTransaction, Result>(
