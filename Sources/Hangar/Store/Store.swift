@@ -239,20 +239,59 @@ public final class Store: Sendable {
 
     /// Copies the whole store, consistently, to a new file at `destination` (SQLite's online backup), while
     /// readers and writers go on. The copy is written beside the destination and renamed into place.
+    ///
+    /// The copy advances 256 pages (1 MiB) at a time, each step taking the writer's turn
+    /// only for as long as it copies them: the writers of this process commit between steps, in turn with it.
+    /// What they commit through this store is copied as it is written, and the copy is the store as of the
+    /// last step. A commit through another connection (another store on the file, another process) makes the
+    /// copy start over; after three such restarts the rest is copied in one step, writers of
+    /// this process waiting for it.
     public func backup(to destination: String) throws(StoreError) {
         let temporary = destination + ".hangar-backup-\(UUID().uuidString)"
         do throws(SQLiteError) {
             let target = try SQLiteConnection(path: temporary, mode: .readWrite, busyTimeout: 5_000)
-            try writer.withConnection { (connection) throws(SQLiteError) in try connection.backup(into: target) }
+            // The last step commits the copy with the writer held off: no fsync then; one below, before the
+            // rename, with the writers going on.
+            try target.execute("PRAGMA synchronous = OFF")
+            let backup = try writer.withConnection { (connection) throws(SQLiteError) in
+                try connection.startBackup(into: target)
+            }
+            // Finished while this store's writers are held off: finishing detaches it from the connection.
+            defer { writer.withConnection { _ in backup.finish() } }
+            var restarts = 0
+            var copied: Int32 = 0
+            copying: while true {
+                let pages = restarts < Self.backupRestartLimit ? Self.backupPagesPerStep : -1
+                let progress = try writer.withConnection { (_) throws(SQLiteError) in try backup.step(pages: pages) }
+                switch progress {
+                case .done:
+                    break copying
+                case .more(let now):
+                    if now < copied { restarts += 1 }
+                    copied = now
+                case .busy:
+                    usleep(10_000)
+                }
+            }
         } catch {
             try? FileManager.default.removeItem(atPath: temporary)
             throw StoreError(.database, "Backup to \(destination) failed: \(error.message)", resultCode: error.code)
         }
+        guard let file = FileHandle(forUpdatingAtPath: temporary), (try? file.synchronize()) != nil else {
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw StoreError(.io, "Cannot write the backup to disk at \(temporary)")
+        }
+        try? file.close()
         guard rename(temporary, destination) == 0 else {
             try? FileManager.default.removeItem(atPath: temporary)
             throw StoreError(.io, "Cannot move the backup into place at \(destination)")
         }
     }
+
+    /// Pages a backup step copies (with SQLite's 4 KiB pages, 1 MiB).
+    static let backupPagesPerStep: Int32 = 256
+    /// Restarts by commits through other connections after which a backup copies the rest in one step.
+    static let backupRestartLimit = 3
 
     /// Moves the write-ahead log into the database file and truncates it (done automatically as it grows;
     /// useful before copying the file by other means).
