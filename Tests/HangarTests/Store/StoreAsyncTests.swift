@@ -1,6 +1,7 @@
 import Foundation
 import Hangar
 import PropertyList
+import Synchronization
 import Testing
 
 /// The async API under load: many awaiting callers must not each hold a thread while they wait.
@@ -131,6 +132,186 @@ import Testing
             exit(1)
         }
     }
+}
+
+/// Cancellation and nesting of the async API.
+@Suite struct StoreAsyncCancellationTests {
+    /// Holds the writer (or `count` reader connections) on threads of its own until `release()`.
+    final class Holder: Sendable {
+        private let holding = DispatchSemaphore(value: 0)
+        private let releasing = DispatchSemaphore(value: 0)
+        private let released = DispatchSemaphore(value: 0)
+        private let count: Int
+
+        init(_ store: Store, writer: Bool, count: Int = 1) {
+            self.count = count
+            for _ in 0..<count {
+                Thread.detachNewThread { [self] in
+                    if writer {
+                        try? store.write { _ in
+                            holding.signal()
+                            releasing.wait()
+                        }
+                    } else {
+                        try? store.read { _ in
+                            holding.signal()
+                            releasing.wait()
+                        }
+                    }
+                    released.signal()
+                }
+            }
+            for _ in 0..<count { holding.wait() }
+        }
+
+        func release() {
+            for _ in 0..<count { releasing.signal() }
+            for _ in 0..<count { released.wait() }
+        }
+    }
+
+    @Test func aWriterCancelledWhileItWaitsGivesUpItsPlaceAndWritesNothing() async throws {
+        let store = try Backend.file.makeStore(noteConfiguration())
+        let holder = Holder(store, writer: true)
+        let waiting = Task {
+            try await store.write { try $0.save(Note(title: "cancelled", body: ""), key: "cancelled") }
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        waiting.cancel()
+        // It gives up while the writer is still held: it does not wait for its turn to fail.
+        let outcome = await waiting.result
+        #expect(throws: CancellationError.self) { try outcome.get() }
+        holder.release()
+        // The lock still goes round: the next writer writes, and the cancelled one wrote nothing.
+        #expect(try await store.write { try $0.save(Note(title: "next", body: ""), key: "next") } == 1)
+        #expect(try await store.read { try $0.exists(in: "notes", key: "cancelled") } == false)
+    }
+
+    @Test func aReaderCancelledWhileItWaitsGivesUpItsPlace() async throws {
+        let store = try Backend.file.makeStore(noteConfiguration())
+        let holder = Holder(store, writer: false, count: StoreConfiguration().maximumReaders)
+        let waiting = Task { try await store.read { try $0.count(in: "notes") } }
+        try await Task.sleep(for: .milliseconds(50))
+        waiting.cancel()
+        let outcome = await waiting.result
+        #expect(throws: CancellationError.self) { try outcome.get() }
+        holder.release()
+        #expect(try await store.read { try $0.count(in: "notes") } == 0)
+    }
+
+    @Test func aTaskCancelledBeforeItAsksWritesNothing() async throws {
+        let store = try Backend.memory.makeStore(noteConfiguration())
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await store.write { try $0.save(Note(title: "never", body: ""), key: "never") }
+        }
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(try await store.read { try $0.count(in: "notes") } == 0)
+    }
+
+    @Test func aWriteCancelledAfterItStartedIsCommitted() async throws {
+        let store = try Backend.file.makeStore(noteConfiguration())
+        let started = DispatchSemaphore(value: 0)
+        let proceed = DispatchSemaphore(value: 0)
+        let task = Task {
+            try await store.write { transaction in
+                started.signal()
+                proceed.wait()
+                return try transaction.save(Note(title: "kept", body: ""), key: "kept")
+            }
+        }
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                started.wait()
+                continuation.resume()
+            }
+        }
+        task.cancel()
+        proceed.signal()
+        #expect(try await task.value == 1)
+        #expect(try await store.read { try $0.exists(in: "notes", key: "kept") })
+    }
+
+    @Test(arguments: Backend.allCases)
+    func anAsyncWriteStartedInsideAWriteWaitsForIt(backend: Backend) async throws {
+        let store = try backend.makeStore(noteConfiguration())
+        let inner = try Self.writeStartingATask(store)
+        #expect(try await inner.value)
+    }
+
+    /// A blocking write whose body starts a task that writes too.
+    static func writeStartingATask(_ store: Store) throws -> Task<Bool, any Error> {
+        try store.write { transaction in
+            try transaction.save(Note(title: "outer", body: ""), key: "outer")
+            // The task inherits the write's task-locals, and waits for its turn instead of stopping.
+            return Task {
+                try await store.write { transaction in
+                    try transaction.exists(in: "notes", key: "outer")
+                }
+            }
+        }
+    }
+
+    @Test func aWriteInsideAnAsyncWriteStops() async {
+        await #expect(processExitsWith: .failure) {
+            let store = try Store.inMemory()
+            try await store.write { _ in try store.write { _ in } }
+        }
+    }
+
+    @Test func aReadInsideAnAsyncWriteOfAnInMemoryStoreStops() async {
+        await #expect(processExitsWith: .failure) {
+            let store = try Store.inMemory()
+            try await store.write { _ in try store.read { _ in } }
+        }
+    }
+
+    /// Blocking and async writers on two stores of one file take turns: none ever sees another's write half done.
+    @Test func blockingAndAsyncWritersOnTwoStoresExcludeEachOther() async throws {
+        let path = try temporaryDirectory() + "/store.sqlite"
+        let stores = try (0..<2).map { _ in try Store(path: path, configuration: noteConfiguration()) }
+        let watch = OverlapWatch()
+        let body: @Sendable (WriteTransaction, Int) throws -> Void = { transaction, index in
+            watch.enter()
+            defer { watch.leave() }
+            try transaction.save(Note(title: "\(index)", body: ""), key: "k\(index)")
+        }
+        let threadsDone = DispatchSemaphore(value: 0)
+        for thread in 0..<2 {
+            Thread.detachNewThread {
+                for index in 0..<50 { try? stores[thread].write { try body($0, thread * 1_000 + index) } }
+                threadsDone.signal()
+            }
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for task in 0..<100 {
+                group.addTask { try await stores[task % 2].write { try body($0, 10_000 + task) } }
+            }
+            try await group.waitForAll()
+        }
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                threadsDone.wait()
+                threadsDone.wait()
+                continuation.resume()
+            }
+        }
+        #expect(watch.overlaps == 0)
+        #expect(try await stores[1].read { try $0.count(in: "notes") } == 200)
+    }
+}
+
+/// Counts the times a transaction body started while another was running.
+final class OverlapWatch: Sendable {
+    private let state = Mutex((inside: 0, overlaps: 0))
+    func enter() {
+        state.withLock { state in
+            state.inside += 1
+            if state.inside > 1 { state.overlaps += 1 }
+        }
+    }
+    func leave() { state.withLock { $0.inside -= 1 } }
+    var overlaps: Int { state.withLock { $0.overlaps } }
 }
 
 /// Samples the number of threads of this process (`/proc/self/task`) every millisecond on a thread of its own,
