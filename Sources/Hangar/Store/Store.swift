@@ -267,7 +267,8 @@ public final class Store: Sendable {
                 case .done:
                     break copying
                 case .more(let now):
-                    if now < copied { restarts += 1 }
+                    // No progress: a commit through another connection made it start over.
+                    if now <= copied { restarts += 1 }
                     copied = now
                 case .busy:
                     usleep(10_000)

@@ -7,9 +7,14 @@ import Testing
 @Suite struct StoreBackupTests {
     static let bigDocuments = 1_000
 
-    @Test func writersCommitWhileABackupCopiesAndTheCopyIsOneCommittedState() throws {
+    /// The writer writes through the store backing up (its pages are copied as they are written), or through
+    /// another store on the file (each commit makes the copy start over, until it is done in one step).
+    @Test(arguments: [false, true])
+    func writersCommitWhileABackupCopiesAndTheCopyIsOneCommittedState(throughAnotherStore: Bool) throws {
         let directory = try temporaryDirectory()
         let store = try Store(path: directory + "/store.sqlite", configuration: noteConfiguration())
+        let writing =
+            throughAnotherStore ? try Store(path: directory + "/store.sqlite", configuration: noteConfiguration()) : store
         // About 20 MB: twenty steps of the backup.
         let big = String(repeating: "0123456789abcdef", count: 1_250)
         try store.write { transaction in
@@ -25,7 +30,7 @@ import Testing
             while !log.stopped {
                 log.attempting()
                 do {
-                    try store.write { try $0.save(Note(title: "t", body: "\(tick)"), key: "tick\(tick)") }
+                    try writing.write { try $0.save(Note(title: "t", body: "\(tick)"), key: "tick\(tick)") }
                     log.committed(tick)
                     tick += 1
                 } catch {
@@ -55,8 +60,11 @@ import Testing
         print(
             "StoreBackupTests: \(marks.count - 2) commits during a backup of \(duration) s, at most \(longestWait) s apart"
         )
-        #expect(marks.count - 2 >= 5)
-        #expect(longestWait < duration / 2, "\(marks.count - 2) commits, \(longestWait) s of \(duration) s")
+        #expect(marks.count - 2 >= (throughAnotherStore ? 3 : 5))
+        // Restarted by every commit of the other store, the copy must still end (it took 18 to 31 s, and
+        // tens of thousands of restarts, when restarts were not counted).
+        #expect(duration < 5)
+        #expect(throughAnotherStore || longestWait < duration / 2, "\(marks.count - 2) commits, \(longestWait) s of \(duration) s")
 
         // The copy is sound, and is one committed state: all the big documents, and ticks 0..<k for a k the
         // writer had reached at some point during the backup.
