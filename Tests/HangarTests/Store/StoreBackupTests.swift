@@ -14,7 +14,8 @@ import Testing
         let directory = try temporaryDirectory()
         let store = try Store(path: directory + "/store.sqlite", configuration: noteConfiguration())
         let writing =
-            throughAnotherStore ? try Store(path: directory + "/store.sqlite", configuration: noteConfiguration()) : store
+            throughAnotherStore
+            ? try Store(path: directory + "/store.sqlite", configuration: noteConfiguration()) : store
         // About 20 MB: twenty steps of the backup.
         let big = String(repeating: "0123456789abcdef", count: 1_250)
         try store.write { transaction in
@@ -64,7 +65,9 @@ import Testing
         // Restarted by every commit of the other store, the copy must still end (it took 18 to 31 s, and
         // tens of thousands of restarts, when restarts were not counted).
         #expect(duration < 5)
-        #expect(throughAnotherStore || longestWait < duration / 2, "\(marks.count - 2) commits, \(longestWait) s of \(duration) s")
+        #expect(
+            throughAnotherStore || longestWait < duration / 2,
+            "\(marks.count - 2) commits, \(longestWait) s of \(duration) s")
 
         // The copy is sound, and is one committed state: all the big documents, and ticks 0..<k for a k the
         // writer had reached at some point during the backup.
