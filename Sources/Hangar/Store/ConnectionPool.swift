@@ -59,6 +59,16 @@ final class Lender<Resource: Sendable>: Sendable {
         state = Mutex(State(available: resources))
     }
 
+    /// How many borrowers are waiting (for tests).
+    var waiting: Int {
+        state.withLock { state in
+            state.waiters[state.head...].count { waiter in
+                guard case .task(let ticket) = waiter, case .cancelled = ticket.stage else { return true }
+                return false
+            }
+        }
+    }
+
     // MARK: Threads
 
     /// Blocks this thread until a resource is free, and returns it. Give it back with ``giveBack(_:)``.

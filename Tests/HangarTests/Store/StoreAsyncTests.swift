@@ -1,8 +1,9 @@
 import Foundation
-import Hangar
 import PropertyList
 import Synchronization
 import Testing
+
+@testable import Hangar
 
 /// The async API under load: many awaiting callers must not each hold a thread while they wait.
 @Suite struct StoreAsyncTests {
@@ -382,4 +383,63 @@ final class ThreadSampler: @unchecked Sendable {
     static func count() -> Int {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 0
     }
+}
+
+/// The lender behind the writer lock and the reader pool: first come, first served, threads and tasks alike.
+@Suite struct LenderTests {
+    @Test func waitersAreServedInTheOrderTheyCameAndACancelledOneIsSkipped() async throws {
+        let lender = Lender([0])
+        let order = ServedOrder()
+        let held = lender.borrow()
+        var tasks: [Task<Void, any Error>] = []
+        let threadsDone = DispatchSemaphore(value: 0)
+        for waiter in 0..<12 {
+            if waiter % 3 == 2 {
+                Thread.detachNewThread {
+                    let resource = lender.borrow()
+                    order.append(waiter)
+                    lender.giveBack(resource)
+                    threadsDone.signal()
+                }
+            } else {
+                tasks.append(
+                    Task {
+                        let _: Void = try await lender.borrow { resource, continuation in
+                            order.append(waiter)
+                            lender.giveBack(resource)
+                            continuation.resume()
+                        }
+                    })
+            }
+            // Each asks only once the one before is waiting.
+            while lender.waiting < waiter + 1 - (waiter > 4 ? 1 : 0) { try await Task.sleep(for: .milliseconds(1)) }
+            if waiter == 4 {
+                tasks[3].cancel()  // the fifth waiter, a task
+                while lender.waiting > 4 { try await Task.sleep(for: .milliseconds(1)) }
+            }
+        }
+        lender.giveBack(held)
+        for (index, task) in tasks.enumerated() {
+            if index == 3 {
+                await #expect(throws: CancellationError.self) { try await task.value }
+            } else {
+                try await task.value
+            }
+        }
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                for _ in 0..<4 { threadsDone.wait() }
+                continuation.resume()
+            }
+        }
+        #expect(order.values == [0, 1, 2, 3, 5, 6, 7, 8, 9, 10, 11])
+        #expect(lender.waiting == 0)
+    }
+}
+
+/// The order in which waiters were served.
+final class ServedOrder: Sendable {
+    private let served = Mutex<[Int]>([])
+    func append(_ waiter: Int) { served.withLock { $0.append(waiter) } }
+    var values: [Int] { served.withLock { $0 } }
 }
