@@ -39,6 +39,39 @@ import Testing
 
     static let holdMilliseconds = 400
 
+    /// An in-memory store reads on its writer connection: many tasks reading and writing at once take turns on
+    /// its queue, and every read sees a committed state.
+    @Test func manyTasksOnAnInMemoryStore() async throws {
+        let store = try Backend.memory.makeStore(noteConfiguration())
+        let failures = try await withThrowingTaskGroup(of: String?.self) { group in
+            for writer in 0..<50 {
+                group.addTask {
+                    try await store.write { transaction in
+                        try transaction.save(Note(title: "w", body: "\(writer)"), key: "w\(writer)")
+                        try transaction.save(Note(title: "v", body: "\(writer)"), key: "v\(writer)")
+                    }
+                    return nil
+                }
+            }
+            for reader in 0..<300 {
+                group.addTask {
+                    let (w, v) = try await store.read { transaction in
+                        (
+                            try transaction.keys(in: "notes").filter { $0.hasPrefix("w") }.count,
+                            try transaction.keys(in: "notes").filter { $0.hasPrefix("v") }.count
+                        )
+                    }
+                    return w == v ? nil : "reader \(reader) saw \(w) w and \(v) v"
+                }
+            }
+            var failures: [String] = []
+            for try await failure in group { if let failure { failures.append(failure) } }
+            return failures
+        }
+        #expect(failures.isEmpty, "\(failures.prefix(3))")
+        #expect(try await store.read { try $0.count(in: "notes") } == 100)
+    }
+
     static func figures(in report: String) -> [String: Int] {
         var figures: [String: Int] = [:]
         for field in report.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
