@@ -73,6 +73,7 @@ final class Lender<Resource: Sendable>: Sendable {
 
     /// Blocks this thread until a resource is free, and returns it. Give it back with ``giveBack(_:)``.
     func borrow() -> Resource {
+        if let free = state.withLock({ $0.available.popLast() }) { return free }
         let waiter = ThreadWaiter()
         let free = state.withLock { state -> Resource? in
             if let resource = state.available.popLast() { return resource }
