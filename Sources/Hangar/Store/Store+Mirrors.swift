@@ -1,7 +1,7 @@
 public import Foundation
 
 /// A mirror file to write (or remove, when `bytes` is nil) once its transaction has committed.
-struct PendingMirror {
+struct PendingMirror: Sendable {
     let collection: String
     let key: String
     let directory: String

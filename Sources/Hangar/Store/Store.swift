@@ -39,13 +39,13 @@ public final class Store: Sendable {
             }
         }
         let connection = try Self.open(path: path, mode: .readWrite, configuration: configuration)
-        if !inMemory { try StoreSchema.requireWriteAheadLog(connection, path: path) }
         try StoreSchema.migrate(connection, path: path)
-        writer = SerializedConnection(connection, lock: inMemory ? NSLock() : WriterLocks.lock(for: path))
+        writer = SerializedConnection(
+            connection, lock: inMemory ? WriterLocks.privateLock() : WriterLocks.lock(for: path), label: path)
         if inMemory {
             readers = nil
         } else {
-            readers = ReaderPool(maximum: configuration.maximumReaders) { () throws(SQLiteError) in
+            readers = ReaderPool(maximum: configuration.maximumReaders) { @Sendable () throws(SQLiteError) in
                 let reader = try SQLiteConnection(
                     path: path, mode: .readOnly, busyTimeout: configuration.busyTimeoutMilliseconds)
                 try reader.execute("PRAGMA query_only = ON")
@@ -63,8 +63,9 @@ public final class Store: Sendable {
     private static func open(path: String, mode: SQLiteConnection.Mode, configuration: StoreConfiguration)
         throws(StoreError) -> SQLiteConnection
     {
+        let connection: SQLiteConnection
         do {
-            let connection = try SQLiteConnection(
+            connection = try SQLiteConnection(
                 path: path, mode: mode, busyTimeout: configuration.busyTimeoutMilliseconds)
             if path != ":memory:" {
                 // WAL: readers never block the writer. The journal is truncated back to 64 MiB after
@@ -76,10 +77,11 @@ public final class Store: Sendable {
             }
             try connection.execute("PRAGMA synchronous = \(configuration.synchronous.rawValue)")
             try connection.execute("PRAGMA foreign_keys = ON")
-            return connection
         } catch {
             throw StoreError(.database, "Cannot open the store at \(path): \(error.message)", resultCode: error.code)
         }
+        if path != ":memory:" { try StoreSchema.requireWriteAheadLog(connection, path: path) }
+        return connection
     }
 
     // MARK: Transactions
@@ -110,49 +112,78 @@ public final class Store: Sendable {
         // Keyed by the writer lock: a write inside a write of another store on the same file would wait forever.
         precondition(
             !Self.isWriting(self), "Hangar: store.write called inside a write transaction of the same store (or file)")
-        let (result, mirrors) = try Self.$writingStores.withValue(Self.writingStores.union([writer.lockID])) {
-            try writer.withConnection { connection in
-                let transaction = WriteTransaction(connection: connection, store: self)
-                defer { transaction.invalidate() }
-                do throws(TransactionFailure<any Error>) {
-                    let result = try connection.transaction(immediate: true) { try body(transaction) }
-                    connection.checkpointIfLogExceeds(Self.logSizeLimit)
-                    return (result, transaction.pendingMirrors)
-                } catch {
-                    switch error {
-                    case .sqlite(let failure): throw StoreError(failure)
-                    case .body(let failure): throw failure
-                    }
-                }
-            }
-        }
+        let (result, mirrors) = try writer.withConnection { connection in try perform(body, on: connection) }
         writeMirrors(mirrors)
         return result
     }
 
-    /// ``read(_:)`` for async code: the transaction runs on a thread of its own, not on the caller's executor.
+    /// The transaction of a `write`, on the writer's connection, which is this caller's.
+    private func perform<Result>(_ body: (WriteTransaction) throws -> Result, on connection: SQLiteConnection) throws
+        -> (Result, [PendingMirror])
+    {
+        try Self.$writingStores.withValue(Self.writingStores.union([writer.lockID])) {
+            let transaction = WriteTransaction(connection: connection, store: self)
+            defer { transaction.invalidate() }
+            do throws(TransactionFailure<any Error>) {
+                let result = try connection.transaction(immediate: true) { try body(transaction) }
+                connection.checkpointIfLogExceeds(Self.logSizeLimit)
+                return (result, transaction.pendingMirrors)
+            } catch {
+                switch error {
+                case .sqlite(let failure): throw StoreError(failure)
+                case .body(let failure): throw failure
+                }
+            }
+        }
+    }
+
+    /// ``read(_:)`` for async code, without holding a thread while it waits.
+    ///
+    /// The caller waits, in the order callers came, for a free reader connection (for an in-memory store,
+    /// for the writer's), and the transaction then runs on that connection's serial queue, not on the
+    /// caller's executor: however many tasks await, the store uses one thread a connection at most. A task
+    /// cancelled while it waits gives up its place and throws `CancellationError`; once `body` has started it
+    /// runs to the end (inside it, `Task.isCancelled` is about no task: it is false).
     public func read<Result: Sendable>(_ body: @escaping @Sendable (ReadTransaction) throws -> Result) async throws
         -> Result
     {
-        try await Self.offload { try self.read(body) }
+        guard let readers else {
+            return try await writer.withConnection(
+                { connection in
+                    try Self.run(ReadTransaction(connection: connection, store: self), on: connection, body)
+                }, afterward: { $0 })
+        }
+        return try await readers.withConnection { connection in
+            try Self.run(ReadTransaction(connection: connection, store: self), on: connection, body)
+        }
     }
 
-    /// ``write(_:)`` for async code: the transaction runs on a thread of its own, not on the caller's executor.
+    /// ``write(_:)`` for async code, without holding a thread while it waits.
+    ///
+    /// The caller waits for the file's writer lock in the order writers came (blocking writers included), and
+    /// the transaction then runs on the writer's serial queue. A task cancelled while it waits gives up its
+    /// place and throws `CancellationError`, having written nothing; once `body` has started, the write is
+    /// committed or rolled back as if the task had not been cancelled. SQLite's busy timeout, when another
+    /// process holds the file's lock, is still waited out on that queue.
     @discardableResult
     public func write<Result: Sendable>(_ body: @escaping @Sendable (WriteTransaction) throws -> Result) async throws
         -> Result
     {
-        try await Self.offload { try self.write(body) }
+        try await writer.withConnection(
+            { connection in
+                let (result, mirrors) = try self.perform(body, on: connection)
+                return Written(result: result, mirrors: mirrors)
+            },
+            afterward: { written in
+                self.writeMirrors(written.mirrors)
+                return written.result
+            })
     }
 
-    private static func offload<Result: Sendable>(_ work: @escaping @Sendable () throws -> Result) async throws
-        -> Result
-    {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Swift.Result { try work() })
-            }
-        }
+    /// A write's result and the mirror files to write once the lock is given back.
+    private struct Written<Result: Sendable>: Sendable {
+        let result: Result
+        let mirrors: [PendingMirror]
     }
 
     private static func run<Transaction: ReadTransaction, Result>(
@@ -198,20 +229,60 @@ public final class Store: Sendable {
 
     /// Copies the whole store, consistently, to a new file at `destination` (SQLite's online backup), while
     /// readers and writers go on. The copy is written beside the destination and renamed into place.
+    ///
+    /// The copy advances 256 pages (1 MiB) at a time, each step taking the writer's turn
+    /// only for as long as it copies them: the writers of this process commit between steps, in turn with it.
+    /// What they commit through this store is copied as it is written, and the copy is the store as of the
+    /// last step. A commit through another connection (another store on the file, another process) makes the
+    /// copy start over; after three such restarts the rest is copied in one step, writers of
+    /// this process waiting for it.
     public func backup(to destination: String) throws(StoreError) {
         let temporary = destination + ".hangar-backup-\(UUID().uuidString)"
         do throws(SQLiteError) {
             let target = try SQLiteConnection(path: temporary, mode: .readWrite, busyTimeout: 5_000)
-            try writer.withConnection { (connection) throws(SQLiteError) in try connection.backup(into: target) }
+            // The last step commits the copy with the writer held off: no fsync then; one below, before the
+            // rename, with the writers going on.
+            try target.execute("PRAGMA synchronous = OFF")
+            let backup = try writer.withConnection { (connection) throws(SQLiteError) in
+                try connection.startBackup(into: target)
+            }
+            // Finished while this store's writers are held off: finishing detaches it from the connection.
+            defer { writer.withConnection { _ in backup.finish() } }
+            var restarts = 0
+            var copied: Int32 = 0
+            copying: while true {
+                let pages = restarts < Self.backupRestartLimit ? Self.backupPagesPerStep : -1
+                let progress = try writer.withConnection { (_) throws(SQLiteError) in try backup.step(pages: pages) }
+                switch progress {
+                case .done:
+                    break copying
+                case .more(let now):
+                    // No progress: a commit through another connection made it start over.
+                    if now <= copied { restarts += 1 }
+                    copied = now
+                case .busy:
+                    usleep(10_000)
+                }
+            }
         } catch {
             try? FileManager.default.removeItem(atPath: temporary)
             throw StoreError(.database, "Backup to \(destination) failed: \(error.message)", resultCode: error.code)
         }
+        guard let file = FileHandle(forUpdatingAtPath: temporary), (try? file.synchronize()) != nil else {
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw StoreError(.io, "Cannot write the backup to disk at \(temporary)")
+        }
+        try? file.close()
         guard rename(temporary, destination) == 0 else {
             try? FileManager.default.removeItem(atPath: temporary)
             throw StoreError(.io, "Cannot move the backup into place at \(destination)")
         }
     }
+
+    /// Pages a backup step copies (with SQLite's 4 KiB pages, 1 MiB).
+    static let backupPagesPerStep: Int32 = 256
+    /// Restarts by commits through other connections after which a backup copies the rest in one step.
+    static let backupRestartLimit = 3
 
     /// Moves the write-ahead log into the database file and truncates it (done automatically as it grows;
     /// useful before copying the file by other means).

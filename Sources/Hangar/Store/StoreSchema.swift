@@ -85,10 +85,10 @@ enum StoreSchema {
         """,
     ]
 
-    /// Checks that a file store's journal is the write-ahead log `Store` asked for: `PRAGMA journal_mode = WAL`
-    /// answers with the mode it could set, and a file system without the shared memory WAL needs (some
-    /// network file systems) leaves the old one. The store is then not opened: its readers would block its
-    /// writer and fail with busy errors, which is not what it promises.
+    /// Checks that a file store's journal is the write-ahead log `Store` asked for: SQLite stays in another mode
+    /// when the database cannot use one (a file system without the shared memory WAL needs, as some network
+    /// file systems; a temporary database for an empty path; an in-memory one named by a URI). The store is
+    /// then not opened: its readers would block its writer, or read a database of their own.
     static func requireWriteAheadLog(_ connection: SQLiteConnection, path: String) throws(StoreError) {
         let mode: String?
         do {
@@ -99,8 +99,8 @@ enum StoreSchema {
         guard mode?.lowercased() == "wal" else {
             throw StoreError(
                 .unsupportedFileSystem,
-                "Cannot open the store at \(path): its file system does not support a write-ahead log "
-                    + "(the journal mode stayed \(mode ?? "unknown")); put the store on a local file system")
+                "Cannot open the store at \(path): it cannot use a write-ahead log (SQLite's journal mode is "
+                    + "\(mode ?? "unknown"), not wal); open a file on a local file system, or use Store.inMemory()")
         }
     }
 

@@ -186,18 +186,63 @@ final class SQLiteConnection {
         SQLiteError(code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)), sql: sql)
     }
 
-    /// Copies this whole database into `destination` with SQLite's online backup API.
-    func backup(into destination: SQLiteConnection) throws(SQLiteError) {
+    /// Starts copying this database into `destination` with SQLite's online backup API; the copy advances
+    /// with ``SQLiteBackup/step(pages:)``.
+    func startBackup(into destination: SQLiteConnection) throws(SQLiteError) -> SQLiteBackup {
         guard let backup = sqlite3_backup_init(destination.handle, "main", handle, "main") else {
             throw destination.lastError(sql: nil)
         }
-        var status: Int32
-        repeat {
-            status = sqlite3_backup_step(backup, 256)
-            if status == SQLITE_BUSY || status == SQLITE_LOCKED { sqlite3_sleep(10) }
-        } while status == SQLITE_OK || status == SQLITE_BUSY || status == SQLITE_LOCKED
+        return SQLiteBackup(backup, source: self, destination: destination)
+    }
+}
+
+/// An online backup under way (`sqlite3_backup`).
+///
+/// Each step reads the source in a transaction of its own, released when the step returns. Between steps,
+/// what is committed through the source connection is copied into the destination as it is written; a commit
+/// through any other connection makes the next step start the copy over. Every call, and every commit through
+/// the source connection, must be made by one thread at a time (the store's writer lock).
+final class SQLiteBackup {
+    private let backup: OpaquePointer
+    // Kept open while the backup refers to them.
+    private let source: SQLiteConnection
+    private let destination: SQLiteConnection
+    private var finished = false
+
+    fileprivate init(_ backup: OpaquePointer, source: SQLiteConnection, destination: SQLiteConnection) {
+        self.backup = backup
+        self.source = source
+        self.destination = destination
+    }
+
+    deinit { finish() }
+
+    /// What a step did.
+    enum Progress {
+        /// The copy is complete.
+        case done
+        /// Pages were copied; `copied` of the source's pages are in the destination (fewer than after the
+        /// step before when the copy started over).
+        case more(copied: Int32)
+        /// The source was locked: try again a little later.
+        case busy
+    }
+
+    /// Copies up to `pages` pages (all of them when negative).
+    func step(pages: Int32) throws(SQLiteError) -> Progress {
+        switch sqlite3_backup_step(backup, pages) {
+        case SQLITE_DONE: return .done
+        case SQLITE_OK: return .more(copied: sqlite3_backup_pagecount(backup) - sqlite3_backup_remaining(backup))
+        case SQLITE_BUSY, SQLITE_LOCKED: return .busy
+        default: throw destination.lastError(sql: nil)
+        }
+    }
+
+    /// Ends the backup, rolling the destination back unless it was complete.
+    func finish() {
+        guard !finished else { return }
+        finished = true
         sqlite3_backup_finish(backup)
-        guard status == SQLITE_DONE else { throw destination.lastError(sql: nil) }
     }
 }
 
