@@ -167,8 +167,9 @@ public struct HangarError: Error, Sendable, CustomStringConvertible {
 
     /// The message and, outside the model layer, the underlying error: the description without where.
     ///
-    /// A model error underneath is shown without the values it quotes (`found string`, not `found string "12"`):
-    /// a store or document error never shows a document's contents. Its own ``underlying`` has them all.
+    /// A model error underneath is shown without the values it quotes (`found string`, not `found string "12"`),
+    /// so a store or document error does not repeat a document's values; the model error itself, in
+    /// ``underlying``, still says what it found. Other underlying errors are shown as they describe themselves.
     public var reason: String {
         guard let underlying, code.describesUnderlying else { return message }
         guard let inner = underlying as? HangarError else { return "\(message): \(underlying)" }
