@@ -15,7 +15,7 @@ extension Pilot: VersionedDocument {
     static let format = DocumentFormat(
         current: DocumentVersion(major: 2, minor: 0), oldestReadableMajor: 1, migrations: [StoreFormat.v1ToV2])
 
-    init(propertyList: PropertyList) throws(ModelError) {
+    init(propertyList: PropertyList) throws(HangarError) {
         let reader = try DictionaryReader(propertyList)
         self.init(
             id: try reader.read("id"), name: try reader.read("name"), email: try reader.read("email"),
@@ -43,7 +43,7 @@ extension Pilot: VersionedDocument {
 }
 
 extension Airplane: PropertyListRepresentable {
-    init(propertyList: PropertyList) throws(ModelError) {
+    init(propertyList: PropertyList) throws(HangarError) {
         let reader = try DictionaryReader(propertyList)
         self.init(
             model: try reader.read("model"), registrationNumber: try reader.read("registrationNumber"),

@@ -24,7 +24,7 @@ open class Airplane: PropertyListRepresentable, @unchecked Sendable {
         self.airframeHours = airframeHours
     }
 
-    public required init(propertyList: PropertyList) throws(ModelError) {
+    public required init(propertyList: PropertyList) throws(HangarError) {
         let reader = try DictionaryReader(propertyList)
         model = try reader.read(Key.model)
         registrationNumber = try reader.read(Key.registrationNumber)

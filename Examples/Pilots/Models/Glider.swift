@@ -24,7 +24,7 @@ open class Glider: Airplane, @unchecked Sendable {
         super.init(model: model, registrationNumber: registrationNumber, airframeHours: airframeHours)
     }
 
-    public required init(propertyList: PropertyList) throws(ModelError) {
+    public required init(propertyList: PropertyList) throws(HangarError) {
         let reader = try DictionaryReader(propertyList)
         aerotowLaunchCount = try reader.read(GliderKey.aerotowLaunchCount)
         winchLaunchCount = try reader.read(GliderKey.winchLaunchCount)

@@ -32,7 +32,7 @@ public struct Pilot: PropertyListRepresentable, Sendable {
         self.airplanes = airplanes
     }
 
-    public init(propertyList: PropertyList) throws(ModelError) {
+    public init(propertyList: PropertyList) throws(HangarError) {
         let reader = try DictionaryReader(propertyList)
         name = try reader.read(Key.name)
         licenseNumber = try reader.readIfPresent(Key.licenseNumber)

@@ -24,7 +24,7 @@ open class PoweredAirplane: Airplane, @unchecked Sendable {
         super.init(model: model, registrationNumber: registrationNumber, airframeHours: airframeHours)
     }
 
-    public required init(propertyList: PropertyList) throws(ModelError) {
+    public required init(propertyList: PropertyList) throws(HangarError) {
         let reader = try DictionaryReader(propertyList)
         engineHorsepower = try reader.read(PoweredKey.engineHorsepower)
         engineHours = try reader.read(PoweredKey.engineHours)

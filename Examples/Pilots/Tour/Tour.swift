@@ -188,7 +188,7 @@ struct Tour {
         do {
             try store.write { try $0.save(Fleet.ada, key: key, expectedRevision: second) }
             print("  A stale save was accepted: THIS IS A BUG")
-        } catch let error as StoreError where error.kind == .conflict {
+        } catch let error as HangarError where error.code == .conflict {
             print("  Saving with the stale revision \(second) is refused:")
             print("    \(error)")
         }
@@ -233,13 +233,13 @@ struct Tour {
         do {
             _ = try store.read { try $0.load(Pilot.self, key: key) }
             print("  Loading it succeeded: THIS IS A BUG")
-        } catch let error as StoreError where error.kind == .newerMajor {
+        } catch let error as HangarError where error.code == .newerMajor {
             print("  Load refused: \(error)")
         }
         do {
             try store.write { try $0.save(Fleet.mei, key: key) }
             print("  Overwriting it succeeded: THIS IS A BUG")
-        } catch let error as StoreError where error.kind == .newerMajor {
+        } catch let error as HangarError where error.code == .newerMajor {
             print("  Save refused: \(error)")
         }
         let report = try store.upgrade(Pilot.self)

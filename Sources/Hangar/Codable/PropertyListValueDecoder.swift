@@ -2,16 +2,16 @@ public import PropertyList
 
 /// Decodes any `Decodable` from a `PropertyList` value, over the value model (not Foundation's decoder).
 ///
-/// - An absent key is `nil` for an optional property and a ``ModelError/Kind/missingKey`` error otherwise.
+/// - An absent key is `nil` for an optional property and a ``HangarError/Code/missingKey`` error otherwise.
 /// - `Date` reads `.date`, `Data` `.data`, `URL` and `UUID` `.string`; integers are range-checked
-///   (`-1` into `UInt64`, `2^63` into `Int` are ``ModelError/Kind/outOfRange`` errors).
+///   (`-1` into `UInt64`, `2^63` into `Int` are ``HangarError/Code/outOfRange`` errors).
 /// - A type that is also ``PropertyListRepresentable`` is read by its own mapping (tagged classes through
 ///   ``ClassRegistry/current``).
 ///
-/// Errors are ``ModelError``s with the same messages and paths as ``DictionaryReader``'s:
+/// Errors are ``HangarError``s with the same messages and paths as ``DictionaryReader``'s:
 /// `airplanes[1].engineHours: expected integer, found string "12"`. A `DecodingError` thrown by a type's
 /// own `init(from:)` is mapped to the matching kind, keeping its coding path and the original as
-/// ``ModelError/underlying``.
+/// ``HangarError/underlying``.
 public struct PropertyListValueDecoder: Sendable {
     /// Values handed to every `init(from:)` as `decoder.userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable]
@@ -22,14 +22,14 @@ public struct PropertyListValueDecoder: Sendable {
     }
 
     /// Reads a `T` from `value`.
-    public func decode<T: Decodable>(_ type: T.Type, from value: PropertyList) throws(ModelError) -> T {
+    public func decode<T: Decodable>(_ type: T.Type, from value: PropertyList) throws(HangarError) -> T {
         do {
             let decoder = ValueDecoder(value: value, path: .root, userInfo: userInfo)
             return try decoder.unbox(T.self, from: value, at: .root, reusing: decoder)
-        } catch let error as ModelError {
+        } catch let error as HangarError {
             throw error
         } catch {
-            throw ModelError(bridging: error, at: .root)
+            throw HangarError(bridging: error, at: .root)
         }
     }
 }

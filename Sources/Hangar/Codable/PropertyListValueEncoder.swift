@@ -3,14 +3,14 @@ public import PropertyList
 /// Encodes any `Encodable` into a `PropertyList` value, over the value model (not Foundation's encoder).
 ///
 /// - Optionals that are `nil` become absent keys; a `nil` in an array or at the top is an
-///   ``ModelError/Kind/unrepresentable`` error, since property lists have no null.
+///   ``HangarError/Code/unrepresentable`` error, since property lists have no null.
 /// - `Date` becomes `.date`, `Data` `.data`, `URL` and `UUID` `.string`; every integer type up to 64 bits
 ///   becomes `.integer`, `UInt64` values above `Int64.max` included.
 /// - A value that is also ``PropertyListRepresentable`` is written by its own mapping (registered classes
 ///   get their `"class"` tags from ``ClassRegistry/current``).
 ///
-/// Errors are ``ModelError``s whose path is the coding path, `pilots[0].name`; an error thrown by a type's
-/// own `encode(to:)` is wrapped as ``ModelError/Kind/invalidValue`` with that error as ``ModelError/underlying``.
+/// Errors are ``HangarError``s whose path is the coding path, `pilots[0].name`; an error thrown by a type's
+/// own `encode(to:)` is wrapped as ``HangarError/Code/invalidValue`` with that error as ``HangarError/underlying``.
 public struct PropertyListValueEncoder: Sendable {
     /// Values handed to every `encode(to:)` as `encoder.userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable]
@@ -21,13 +21,13 @@ public struct PropertyListValueEncoder: Sendable {
     }
 
     /// The property-list value of `value`.
-    public func encode(_ value: some Encodable) throws(ModelError) -> PropertyList {
+    public func encode(_ value: some Encodable) throws(HangarError) -> PropertyList {
         do {
             return try ValueEncoder(path: .root, userInfo: userInfo).box(value, at: .root).finalized()
-        } catch let error as ModelError {
+        } catch let error as HangarError {
             throw error
         } catch {
-            throw ModelError(bridging: error, at: .root)
+            throw HangarError(bridging: error, at: .root)
         }
     }
 }

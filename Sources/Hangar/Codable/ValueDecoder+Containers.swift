@@ -10,7 +10,7 @@ struct KeyedValueDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoc
 
     func contains(_ key: Key) -> Bool { entries[key.stringValue] != nil }
 
-    private func value(_ key: Key) throws(ModelError) -> PropertyList {
+    private func value(_ key: Key) throws(HangarError) -> PropertyList {
         guard let value = entries[key.stringValue] else { throw .missingKey(key.stringValue, at: path) }
         return value
     }
@@ -57,7 +57,7 @@ struct KeyedValueDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoc
     func superDecoder() throws -> any Decoder { try nestedDecoder("super") }
     func superDecoder(forKey key: Key) throws -> any Decoder { try nestedDecoder(key.stringValue) }
 
-    private func nestedDecoder(_ key: String) throws(ModelError) -> ValueDecoder {
+    private func nestedDecoder(_ key: String) throws(HangarError) -> ValueDecoder {
         guard let value = entries[key] else { throw .missingKey(key, at: path) }
         return ValueDecoder(value: value, path: path.appending(key: key), userInfo: decoder.options)
     }
@@ -80,9 +80,9 @@ struct UnkeyedValueDecodingContainer: UnkeyedDecodingContainer {
     var isAtEnd: Bool { currentIndex >= elements.count }
 
     /// The next element and its path; reading past the end is an error, not a trap.
-    private mutating func next() throws(ModelError) -> (PropertyList, ModelPath) {
+    private mutating func next() throws(HangarError) -> (PropertyList, ModelPath) {
         guard elements.indices.contains(currentIndex) else {
-            throw ModelError(.missingKey, "expected more than \(elements.count) elements", at: path)
+            throw HangarError(.missingKey, "expected more than \(elements.count) elements", at: path)
         }
         defer { currentIndex += 1 }
         return (elements[currentIndex], path.appending(index: currentIndex))
@@ -95,7 +95,9 @@ struct UnkeyedValueDecodingContainer: UnkeyedDecodingContainer {
 
     /// Property lists have no null: an element is never nil.
     mutating func decodeNil() throws -> Bool {
-        guard !isAtEnd else { throw ModelError(.missingKey, "expected more than \(elements.count) elements", at: path) }
+        guard !isAtEnd else {
+            throw HangarError(.missingKey, "expected more than \(elements.count) elements", at: path)
+        }
         return false
     }
 
@@ -131,7 +133,7 @@ struct UnkeyedValueDecodingContainer: UnkeyedDecodingContainer {
 
     mutating func superDecoder() throws -> any Decoder { try nestedDecoder() }
 
-    private mutating func nestedDecoder() throws(ModelError) -> ValueDecoder {
+    private mutating func nestedDecoder() throws(HangarError) -> ValueDecoder {
         let (value, path) = try next()
         return ValueDecoder(value: value, path: path, userInfo: decoder.options)
     }

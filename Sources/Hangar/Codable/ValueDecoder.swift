@@ -18,14 +18,14 @@ final class ValueDecoder: Decoder, SingleValueDecodingContainer {
 
     func container<Key: CodingKey>(keyedBy _: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard case .dictionary(let entries) = value else {
-            throw ModelError.typeMismatch(expected: "dictionary", found: value, at: path)
+            throw HangarError.typeMismatch(expected: "dictionary", found: value, at: path)
         }
         return KeyedDecodingContainer(KeyedValueDecodingContainer(decoder: self, entries: entries, path: path))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         guard case .array(let elements) = value else {
-            throw ModelError.typeMismatch(expected: "array", found: value, at: path)
+            throw HangarError.typeMismatch(expected: "array", found: value, at: path)
         }
         return UnkeyedValueDecodingContainer(decoder: self, elements: elements, path: path)
     }
@@ -41,19 +41,19 @@ final class ValueDecoder: Decoder, SingleValueDecodingContainer {
         }
         do {
             return try T(from: decoder ?? ValueDecoder(value: value, path: path, userInfo: options))
-        } catch let error as ModelError {
+        } catch let error as HangarError {
             throw error
         } catch {
-            throw ModelError(bridging: error, at: path)
+            throw HangarError(bridging: error, at: path)
         }
     }
 
     private static func decode<R: PropertyListRepresentable, T>(
         _: R.Type, as _: T.Type, from value: PropertyList, at path: ModelPath
-    ) throws(ModelError) -> T {
+    ) throws(HangarError) -> T {
         guard let result = try ModelCoding.decode(R.self, from: value, at: path) as? T else {
             // Unreachable: `R` is `T`, seen through a cast.
-            throw ModelError(.invalidValue, "\(R.self) is not \(T.self)", at: path)
+            throw HangarError(.invalidValue, "\(R.self) is not \(T.self)", at: path)
         }
         return result
     }

@@ -10,7 +10,7 @@ enum EncodedSlot {
     /// A `superEncoder()`: its value is read when the tree is finished.
     case encoder(ValueEncoder)
 
-    func finalized() throws(ModelError) -> PropertyList {
+    func finalized() throws(HangarError) -> PropertyList {
         switch self {
         case .value(let value):
             return value
@@ -26,7 +26,7 @@ enum EncodedSlot {
             return .array(elements)
         case .encoder(let encoder):
             guard let slot = encoder.slot else {
-                throw ModelError(.unrepresentable, "a super encoder encoded no value", at: encoder.path)
+                throw HangarError(.unrepresentable, "a super encoder encoded no value", at: encoder.path)
             }
             return try slot.finalized()
         }
@@ -90,18 +90,18 @@ final class ValueEncoder: Encoder {
         let encoder = ValueEncoder(path: path, userInfo: options)
         do {
             try value.encode(to: encoder)
-        } catch let error as ModelError {
+        } catch let error as HangarError {
             throw error
         } catch {
-            throw ModelError(bridging: error, at: path)
+            throw HangarError(bridging: error, at: path)
         }
         guard let slot = encoder.slot else {
-            throw ModelError(.unrepresentable, "\(T.self) encoded no value", at: path)
+            throw HangarError(.unrepresentable, "\(T.self) encoded no value", at: path)
         }
         return slot
     }
 
-    func nilError(at path: ModelPath) -> ModelError {
-        ModelError(.unrepresentable, "property lists have no null; leave the key out instead", at: path)
+    func nilError(at path: ModelPath) -> HangarError {
+        HangarError(.unrepresentable, "property lists have no null; leave the key out instead", at: path)
     }
 }

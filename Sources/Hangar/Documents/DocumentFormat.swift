@@ -60,19 +60,19 @@ public struct DocumentFormat: Sendable {
         current: DocumentVersion,
         oldestReadableMajor: Int? = nil,
         migrations: [DocumentMigration]
-    ) throws(DocumentError) -> [Int: DocumentMigration] {
+    ) throws(HangarError) -> [Int: DocumentMigration] {
         let oldest = oldestReadableMajor ?? current.major
         guard current.major >= 1, current.minor >= 0, oldest >= 1, oldest <= current.major else {
-            throw DocumentError(
+            throw HangarError(
                 .invalidFormat, "Version \(current) with oldest readable major \(oldest) is not a valid format")
         }
         var steps: [Int: DocumentMigration] = [:]
         for migration in migrations {
             guard steps[migration.fromMajor] == nil else {
-                throw DocumentError(.invalidFormat, "Two migrations start at major \(migration.fromMajor)")
+                throw HangarError(.invalidFormat, "Two migrations start at major \(migration.fromMajor)")
             }
             guard migration.fromMajor >= oldest, migration.fromMajor < current.major else {
-                throw DocumentError(
+                throw HangarError(
                     .invalidFormat,
                     "Migration \"\(migration.name)\" starts at major \(migration.fromMajor), outside \(oldest)..<\(current.major)"
                 )
@@ -80,7 +80,7 @@ public struct DocumentFormat: Sendable {
             steps[migration.fromMajor] = migration
         }
         for major in oldest..<current.major where steps[major] == nil {
-            throw DocumentError(.invalidFormat, "No migration from major \(major) to \(major + 1)")
+            throw HangarError(.invalidFormat, "No migration from major \(major) to \(major + 1)")
         }
         return steps
     }
@@ -93,22 +93,22 @@ public struct DocumentFormat: Sendable {
         _ document: PropertyList,
         name: String? = nil,
         observer: (@Sendable (MigrationEvent) -> Void)? = nil
-    ) throws(DocumentError) -> OpenedDocument {
+    ) throws(HangarError) -> OpenedDocument {
         let stored = try version(of: document)
         guard case .dictionary(var content) = document else {
-            throw DocumentError(.notAnEnvelope, "The document's top level is not a dictionary")
+            throw HangarError(.notAnEnvelope, "The document's top level is not a dictionary")
         }
         content[Self.majorKey] = nil
         content[Self.minorKey] = nil
         guard stored.major <= current.major else {
-            throw DocumentError(
+            throw HangarError(
                 .newerMajor,
                 "major version \(stored.major) is newer than this code reads (\(current.major)); "
                     + "the document is left as it is",
                 storedVersion: stored, document: name)
         }
         guard stored.major >= oldestReadableMajor else {
-            throw DocumentError(
+            throw HangarError(
                 .unsupportedOldMajor,
                 "major version \(stored.major) is older than the oldest this code reads (\(oldestReadableMajor))",
                 storedVersion: stored, document: name)
@@ -116,12 +116,12 @@ public struct DocumentFormat: Sendable {
         var version = stored
         while version.major < current.major {
             guard let step = migrations[version.major] else {
-                throw DocumentError(.invalidFormat, "No migration from major \(version.major)", storedVersion: stored)
+                throw HangarError(.invalidFormat, "No migration from major \(version.major)", storedVersion: stored)
             }
             do {
                 content = try step.transform(content)
             } catch {
-                throw DocumentError(
+                throw HangarError(
                     .migrationFailed, "migration \"\(step.name)\" from major \(version.major) failed",
                     storedVersion: stored, document: name, underlying: error)
             }
@@ -134,7 +134,7 @@ public struct DocumentFormat: Sendable {
             do {
                 content = try upgrade.transform(content)
             } catch {
-                throw DocumentError(
+                throw HangarError(
                     .migrationFailed, "minor upgrade to \(version.major).\(upgrade.toMinor) failed",
                     storedVersion: stored, document: name, underlying: error)
             }

@@ -11,17 +11,17 @@ extension DocumentFormat {
     public static let minorKey = "minorVersion"
 
     /// The version a document declares, checked but not judged (a newer major is returned, not refused).
-    public func version(of document: PropertyList) throws(DocumentError) -> DocumentVersion {
+    public func version(of document: PropertyList) throws(HangarError) -> DocumentVersion {
         try Self.envelopeVersion(of: document, defaultMinor: defaultMinor)
     }
 
     /// The version any envelope declares, with no format to judge it by: a dictionary with an integer
     /// `majorVersion` and (unless `defaultMinor` is given) an integer `minorVersion`.
-    public static func envelopeVersion(of document: PropertyList, defaultMinor: Int? = nil) throws(DocumentError)
+    public static func envelopeVersion(of document: PropertyList, defaultMinor: Int? = nil) throws(HangarError)
         -> DocumentVersion
     {
         guard case .dictionary(let envelope) = document else {
-            throw DocumentError(.notAnEnvelope, "The document's top level is \(document.kindName), not a dictionary")
+            throw HangarError(.notAnEnvelope, "The document's top level is \(document.kindName), not a dictionary")
         }
         let major = try versionNumber(envelope[majorKey], key: majorKey, default: nil)
         let minor = try versionNumber(envelope[minorKey], key: minorKey, default: defaultMinor)
@@ -37,15 +37,15 @@ extension DocumentFormat {
         return .dictionary(envelope)
     }
 
-    private static func versionNumber(_ value: PropertyList?, key: String, default fallback: Int?) throws(DocumentError)
+    private static func versionNumber(_ value: PropertyList?, key: String, default fallback: Int?) throws(HangarError)
         -> Int
     {
         guard let value else {
             if let fallback { return fallback }
-            throw DocumentError(.missingVersion, "The document has no \(key)")
+            throw HangarError(.missingVersion, "The document has no \(key)")
         }
         guard case .integer(let integer) = value, let number = integer.exactly(Int.self), number >= 0 else {
-            throw DocumentError(
+            throw HangarError(
                 .invalidVersion, "\(key) is \(value.kindName) \(describe(value)), not a non-negative integer")
         }
         return number
@@ -71,9 +71,9 @@ enum DocumentCoding {
         registry: ClassRegistry,
         extraContent: PropertyList.Dictionary = [:],
         version: DocumentVersion? = nil
-    ) throws(DocumentError) -> PropertyList {
+    ) throws(HangarError) -> PropertyList {
         guard case .dictionary(var content) = registry.encode(document) else {
-            throw DocumentError(
+            throw HangarError(
                 .notAnEnvelope, "\(Document.self) is represented as a non-dictionary; a document must be a dictionary")
         }
         for (key, value) in extraContent where content[key] == nil { content[key] = value }
@@ -86,7 +86,7 @@ enum DocumentCoding {
         of content: PropertyList.Dictionary,
         as _: Document.Type,
         registry: ClassRegistry
-    ) throws(ModelError) -> PropertyList.Dictionary {
+    ) throws(HangarError) -> PropertyList.Dictionary {
         let model = try registry.decode(Document.self, from: .dictionary(content))
         let rewritten = registry.encode(model).dictionaryValue ?? [:]
         return content.filter { rewritten[$0.key] == nil }

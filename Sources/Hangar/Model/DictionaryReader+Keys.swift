@@ -12,37 +12,37 @@ extension DictionaryReader {
         contains(key.rawValue)
     }
 
-    /// The value under `key` as a `T`; an absent key is a ``ModelError/Kind/missingKey`` error.
+    /// The value under `key` as a `T`; an absent key is a ``HangarError/Code/missingKey`` error.
     public func read<T: PropertyListRepresentable>(
         _ key: some RawRepresentable<String>, as type: T.Type = T.self
-    ) throws(ModelError) -> T {
+    ) throws(HangarError) -> T {
         try read(key.rawValue, as: type)
     }
 
     /// The value under `key` as a `T`, or `nil` when the key is absent. A value of the wrong kind is an error.
     public func readIfPresent<T: PropertyListRepresentable>(
         _ key: some RawRepresentable<String>, as type: T.Type = T.self
-    ) throws(ModelError) -> T? {
+    ) throws(HangarError) -> T? {
         try readIfPresent(key.rawValue, as: type)
     }
 
     /// The bytes of the `.data` value under `key`.
-    public func readBytes(_ key: some RawRepresentable<String>) throws(ModelError) -> [UInt8] {
+    public func readBytes(_ key: some RawRepresentable<String>) throws(HangarError) -> [UInt8] {
         try readBytes(key.rawValue)
     }
 
     /// The bytes of the `.data` value under `key`, or `nil` when the key is absent.
-    public func readBytesIfPresent(_ key: some RawRepresentable<String>) throws(ModelError) -> [UInt8]? {
+    public func readBytesIfPresent(_ key: some RawRepresentable<String>) throws(HangarError) -> [UInt8]? {
         try readBytesIfPresent(key.rawValue)
     }
 
     /// A reader over the dictionary under `key`.
-    public func nested(_ key: some RawRepresentable<String>) throws(ModelError) -> DictionaryReader {
+    public func nested(_ key: some RawRepresentable<String>) throws(HangarError) -> DictionaryReader {
         try nested(key.rawValue)
     }
 
     /// A reader over the dictionary under `key`, or `nil` when the key is absent.
-    public func nestedIfPresent(_ key: some RawRepresentable<String>) throws(ModelError) -> DictionaryReader? {
+    public func nestedIfPresent(_ key: some RawRepresentable<String>) throws(HangarError) -> DictionaryReader? {
         try nestedIfPresent(key.rawValue)
     }
 }

@@ -18,11 +18,11 @@ public struct DictionaryReader: Sendable {
     public let path: ModelPath
 
     /// A reader over `value`, which must be a dictionary.
-    public init(_ value: PropertyList) throws(ModelError) {
+    public init(_ value: PropertyList) throws(HangarError) {
         try self.init(value, at: .root)
     }
 
-    init(_ value: PropertyList, at path: ModelPath) throws(ModelError) {
+    init(_ value: PropertyList, at path: ModelPath) throws(HangarError) {
         guard case .dictionary(let entries) = value else {
             throw .typeMismatch(expected: "dictionary", found: value, at: path)
         }
@@ -40,8 +40,8 @@ public struct DictionaryReader: Sendable {
         entries[key] != nil
     }
 
-    /// The value under `key` as a `T`; an absent key is a ``ModelError/Kind/missingKey`` error.
-    public func read<T: PropertyListRepresentable>(_ key: String, as type: T.Type = T.self) throws(ModelError) -> T {
+    /// The value under `key` as a `T`; an absent key is a ``HangarError/Code/missingKey`` error.
+    public func read<T: PropertyListRepresentable>(_ key: String, as type: T.Type = T.self) throws(HangarError) -> T {
         guard let value = entries[key] else { throw .missingKey(key, at: path) }
         return try ModelCoding.decode(T.self, from: value, at: path.appending(key: key))
     }
@@ -49,13 +49,13 @@ public struct DictionaryReader: Sendable {
     /// The value under `key` as a `T`, or `nil` when the key is absent. A value of the wrong kind is an error.
     public func readIfPresent<T: PropertyListRepresentable>(
         _ key: String, as type: T.Type = T.self
-    ) throws(ModelError) -> T? {
+    ) throws(HangarError) -> T? {
         guard let value = entries[key] else { return nil }
         return try ModelCoding.decode(T.self, from: value, at: path.appending(key: key))
     }
 
     /// The bytes of the `.data` value under `key`.
-    public func readBytes(_ key: String) throws(ModelError) -> [UInt8] {
+    public func readBytes(_ key: String) throws(HangarError) -> [UInt8] {
         guard let value = entries[key] else { throw .missingKey(key, at: path) }
         guard case .data(let bytes) = value else {
             throw .typeMismatch(expected: "data", found: value, at: path.appending(key: key))
@@ -64,19 +64,19 @@ public struct DictionaryReader: Sendable {
     }
 
     /// The bytes of the `.data` value under `key`, or `nil` when the key is absent.
-    public func readBytesIfPresent(_ key: String) throws(ModelError) -> [UInt8]? {
+    public func readBytesIfPresent(_ key: String) throws(HangarError) -> [UInt8]? {
         guard contains(key) else { return nil }
         return try readBytes(key)
     }
 
     /// A reader over the dictionary under `key`, for fields grouped in a nested dictionary.
-    public func nested(_ key: String) throws(ModelError) -> DictionaryReader {
+    public func nested(_ key: String) throws(HangarError) -> DictionaryReader {
         guard let value = entries[key] else { throw .missingKey(key, at: path) }
         return try DictionaryReader(value, at: path.appending(key: key))
     }
 
     /// A reader over the dictionary under `key`, or `nil` when the key is absent.
-    public func nestedIfPresent(_ key: String) throws(ModelError) -> DictionaryReader? {
+    public func nestedIfPresent(_ key: String) throws(HangarError) -> DictionaryReader? {
         guard contains(key) else { return nil }
         return try nested(key)
     }

@@ -10,11 +10,11 @@ enum ModelCoding {
     /// is looked up in the current registry's allow-list for `T` before anything is constructed.
     static func decode<T: PropertyListRepresentable>(
         _: T.Type, from value: PropertyList, at path: ModelPath
-    ) throws(ModelError) -> T {
-        do throws(ModelError) {
+    ) throws(HangarError) -> T {
+        do throws(HangarError) {
             if case .dictionary(let entries) = value, let tag = entries[classKey], T.self is AnyObject.Type {
                 guard case .string(let tag) = tag else {
-                    throw ModelError.typeMismatch(
+                    throw HangarError.typeMismatch(
                         expected: "string", found: tag, at: ModelPath.root.appending(key: classKey))
                 }
                 return try ClassRegistry.current.instantiate(T.self, tag: tag, from: value)

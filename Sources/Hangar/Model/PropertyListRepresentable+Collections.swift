@@ -9,7 +9,7 @@ extension Array: PropertyListRepresentable where Element: PropertyListRepresenta
     }
 
     /// Reads an `.array`, each element polymorphically, with its index in any error's path.
-    public init(propertyList: PropertyList) throws(ModelError) {
+    public init(propertyList: PropertyList) throws(HangarError) {
         guard case .array(let elements) = propertyList else {
             throw .typeMismatch(expected: "array", found: propertyList)
         }
@@ -33,9 +33,9 @@ extension Dictionary: PropertyListRepresentable where Key == String, Value: Prop
     ///
     /// Swift's `String` keys are equal when canonically equivalent, so a value holding two such keys
     /// (`"caf\u{E9}"` and `"cafe\u{301}"`) cannot become a `[String: Value]` without losing one: that is an
-    /// ``ModelError/Kind/invalidValue`` error naming the second key, never a silent merge. Read such values
+    /// ``HangarError/Code/invalidValue`` error naming the second key, never a silent merge. Read such values
     /// as ``PropertyList/Dictionary``, which keeps both.
-    public init(propertyList: PropertyList) throws(ModelError) {
+    public init(propertyList: PropertyList) throws(HangarError) {
         guard case .dictionary(let entries) = propertyList else {
             throw .typeMismatch(expected: "dictionary", found: propertyList)
         }
@@ -44,7 +44,7 @@ extension Dictionary: PropertyListRepresentable where Key == String, Value: Prop
         for (key, value) in entries {
             let path = ModelPath.root.appending(key: key)
             guard result[key] == nil else {
-                throw ModelError(
+                throw HangarError(
                     .invalidValue,
                     "key \(key.debugDescription) is canonically equivalent to another key; a Swift dictionary would merge them",
                     at: path)

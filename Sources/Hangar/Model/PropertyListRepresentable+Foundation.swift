@@ -6,7 +6,7 @@ extension Date: PropertyListRepresentable {
     public var propertyListRepresentation: PropertyList { .date(timeIntervalSinceReferenceDate) }
 
     /// Reads a `.date`.
-    public init(propertyList: PropertyList) throws(ModelError) {
+    public init(propertyList: PropertyList) throws(HangarError) {
         guard case .date(let seconds) = propertyList else {
             throw .typeMismatch(expected: "date", found: propertyList)
         }
@@ -19,7 +19,7 @@ extension Data: PropertyListRepresentable {
     public var propertyListRepresentation: PropertyList { .data([UInt8](self)) }
 
     /// Reads a `.data`.
-    public init(propertyList: PropertyList) throws(ModelError) {
+    public init(propertyList: PropertyList) throws(HangarError) {
         guard case .data(let bytes) = propertyList else {
             throw .typeMismatch(expected: "data", found: propertyList)
         }
@@ -32,7 +32,7 @@ extension URL: PropertyListRepresentable {
     public var propertyListRepresentation: PropertyList { .string(absoluteString) }
 
     /// Reads a `.string` that parses as a URL.
-    public init(propertyList: PropertyList) throws(ModelError) {
+    public init(propertyList: PropertyList) throws(HangarError) {
         let string = try String(propertyList: propertyList)
         guard let url = URL(string: string) else { throw .invalidValue(propertyList, for: URL.self) }
         self = url
@@ -44,7 +44,7 @@ extension UUID: PropertyListRepresentable {
     public var propertyListRepresentation: PropertyList { .string(uuidString) }
 
     /// Reads a `.string` that parses as a UUID.
-    public init(propertyList: PropertyList) throws(ModelError) {
+    public init(propertyList: PropertyList) throws(HangarError) {
         let string = try String(propertyList: propertyList)
         guard let uuid = UUID(uuidString: string) else { throw .invalidValue(propertyList, for: UUID.self) }
         self = uuid

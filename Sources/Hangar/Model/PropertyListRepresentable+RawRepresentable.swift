@@ -4,8 +4,8 @@ extension PropertyListRepresentable where Self: RawRepresentable, RawValue: Prop
     /// The raw value's representation. An `enum Engine: String, PropertyListRepresentable {}` needs no code.
     public var propertyListRepresentation: PropertyList { rawValue.propertyListRepresentation }
 
-    /// Reads the raw value; one that names no case is an ``ModelError/Kind/invalidValue`` error.
-    public init(propertyList: PropertyList) throws(ModelError) {
+    /// Reads the raw value; one that names no case is an ``HangarError/Code/invalidValue`` error.
+    public init(propertyList: PropertyList) throws(HangarError) {
         let raw = try RawValue(propertyList: propertyList)
         guard let value = Self(rawValue: raw) else { throw .invalidValue(propertyList, for: Self.self) }
         self = value

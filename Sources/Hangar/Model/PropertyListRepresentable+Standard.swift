@@ -5,7 +5,7 @@ extension PropertyList: PropertyListRepresentable {
     public var propertyListRepresentation: PropertyList { self }
 
     /// The value itself; never throws.
-    public init(propertyList: PropertyList) throws(ModelError) {
+    public init(propertyList: PropertyList) throws(HangarError) {
         self = propertyList
     }
 }
@@ -15,7 +15,7 @@ extension String: PropertyListRepresentable {
     public var propertyListRepresentation: PropertyList { .string(self) }
 
     /// Reads a `.string`.
-    public init(propertyList: PropertyList) throws(ModelError) {
+    public init(propertyList: PropertyList) throws(HangarError) {
         guard case .string(let value) = propertyList else {
             throw .typeMismatch(expected: "string", found: propertyList)
         }
@@ -28,7 +28,7 @@ extension Bool: PropertyListRepresentable {
     public var propertyListRepresentation: PropertyList { .boolean(self) }
 
     /// Reads a `.boolean`.
-    public init(propertyList: PropertyList) throws(ModelError) {
+    public init(propertyList: PropertyList) throws(HangarError) {
         guard case .boolean(let value) = propertyList else {
             throw .typeMismatch(expected: "boolean", found: propertyList)
         }
@@ -41,7 +41,7 @@ extension Double: PropertyListRepresentable {
     public var propertyListRepresentation: PropertyList { .real(self) }
 
     /// Reads a `.real`, or an `.integer` that a `Double` holds exactly.
-    public init(propertyList: PropertyList) throws(ModelError) {
+    public init(propertyList: PropertyList) throws(HangarError) {
         switch propertyList {
         case .real(let value):
             self = value
@@ -62,7 +62,7 @@ extension Float: PropertyListRepresentable {
     public var propertyListRepresentation: PropertyList { .real(Double(self)) }
 
     /// Reads what `Double` reads, rounded to the nearest `Float`; a finite value beyond `Float`'s range is an error.
-    public init(propertyList: PropertyList) throws(ModelError) {
+    public init(propertyList: PropertyList) throws(HangarError) {
         let value = try Double(propertyList: propertyList)
         guard !value.isFinite || value.magnitude <= Double(Float.greatestFiniteMagnitude) else {
             throw .outOfRange(propertyList, for: Float.self)
@@ -80,7 +80,7 @@ extension PropertyListRepresentable where Self: FixedWidthInteger {
     }
 
     /// Reads an `.integer` that `Self` holds exactly; any other value is an out-of-range error, never a trap.
-    public init(propertyList: PropertyList) throws(ModelError) {
+    public init(propertyList: PropertyList) throws(HangarError) {
         guard case .integer(let integer) = propertyList else {
             throw .typeMismatch(expected: "integer", found: propertyList)
         }

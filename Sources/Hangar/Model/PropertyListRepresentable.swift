@@ -12,7 +12,7 @@ public import PropertyList
 ///     var name: String
 ///     var airplanes: [Airplane]
 ///
-///     init(propertyList: PropertyList) throws(ModelError) {
+///     init(propertyList: PropertyList) throws(HangarError) {
 ///         let reader = try DictionaryReader(propertyList)
 ///         name = try reader.read(Key.name)
 ///         airplanes = try reader.read(Key.airplanes)
@@ -34,6 +34,6 @@ public protocol PropertyListRepresentable {
     /// The value that ``init(propertyList:)`` reads back into an equal model.
     var propertyListRepresentation: PropertyList { get }
 
-    /// Reads a model from `propertyList`, throwing a ``ModelError`` (never trapping) on any bad input.
-    init(propertyList: PropertyList) throws(ModelError)
+    /// Reads a model from `propertyList`, throwing a ``HangarError`` (never trapping) on any bad input.
+    init(propertyList: PropertyList) throws(HangarError)
 }

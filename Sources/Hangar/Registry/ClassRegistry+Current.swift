@@ -12,8 +12,9 @@ extension ClassRegistry {
     }
 
     /// Reads a `T` from `value` with this registry: a tagged dictionary becomes the registered subclass.
-    public func decode<T: PropertyListRepresentable>(_ type: T.Type, from value: PropertyList) throws(ModelError) -> T {
-        try withCurrent { () throws(ModelError) in try ModelCoding.decode(T.self, from: value, at: .root) }
+    public func decode<T: PropertyListRepresentable>(_ type: T.Type, from value: PropertyList) throws(HangarError) -> T
+    {
+        try withCurrent { () throws(HangarError) in try ModelCoding.decode(T.self, from: value, at: .root) }
     }
 
     /// The representation of `value` with this registry: registered classes, nested ones included, carry their tags.

@@ -28,7 +28,7 @@ public struct ClassRegistry: Sendable {
     struct Entry: Sendable {
         let tag: String
         let typeName: String
-        let make: @Sendable (PropertyList) throws(ModelError) -> any PropertyListRepresentable
+        let make: @Sendable (PropertyList) throws(HangarError) -> any PropertyListRepresentable
     }
 
     /// Base type → tag → entry: the allow-list, per base type.
@@ -63,8 +63,8 @@ public struct ClassRegistry: Sendable {
                 "tag \"\(tag)\" is already registered for \(Base.self) as \(existing.typeName)")
             return
         }
-        let make: @Sendable (PropertyList) throws(ModelError) -> any PropertyListRepresentable = {
-            value throws(ModelError) in
+        let make: @Sendable (PropertyList) throws(HangarError) -> any PropertyListRepresentable = {
+            value throws(HangarError) in
             try Model(propertyList: value)
         }
         entriesByBase[baseID, default: [:]][tag] = Entry(tag: tag, typeName: "\(Model.self)", make: make)
@@ -113,19 +113,19 @@ public struct ClassRegistry: Sendable {
     }
 
     /// Builds the type registered under `tag` for `T`, or throws before constructing anything.
-    func instantiate<T>(_: T.Type, tag: String, from value: PropertyList) throws(ModelError) -> T {
+    func instantiate<T>(_: T.Type, tag: String, from value: PropertyList) throws(HangarError) -> T {
         guard let entry = entriesByBase[ObjectIdentifier(T.self)]?[tag] else {
             if let bases = baseNamesByTag[tag] {
-                throw ModelError(
+                throw HangarError(
                     .disallowedClassTag,
                     "class tag \(tag.debugDescription) is registered for \(bases.joined(separator: ", ")), not for \(T.self)"
                 )
             }
-            throw ModelError(.unknownClassTag, "unknown class tag \(tag.debugDescription) for \(T.self)")
+            throw HangarError(.unknownClassTag, "unknown class tag \(tag.debugDescription) for \(T.self)")
         }
         guard let model = try entry.make(value) as? T else {
             // Unreachable: `register` only accepts types convertible to their base.
-            throw ModelError(.invalidValue, "class tag \(tag.debugDescription) built a value that is not a \(T.self)")
+            throw HangarError(.invalidValue, "class tag \(tag.debugDescription) built a value that is not a \(T.self)")
         }
         return model
     }

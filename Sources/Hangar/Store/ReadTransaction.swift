@@ -24,7 +24,7 @@ public class ReadTransaction {
     // MARK: Single documents
 
     /// The document at `key` in `collection` as stored, or `nil`.
-    public func document(in collection: String, key: String) throws(StoreError) -> StoredDocument? {
+    public func document(in collection: String, key: String) throws(HangarError) -> StoredDocument? {
         checkValid()
         return try query(
             StoreSQL.document,
@@ -35,7 +35,7 @@ public class ReadTransaction {
     }
 
     /// Whether a document is stored at `key` in `collection`.
-    public func exists(in collection: String, key: String) throws(StoreError) -> Bool {
+    public func exists(in collection: String, key: String) throws(HangarError) -> Bool {
         checkValid()
         return try !query(
             StoreSQL.documentExists, [.text(collection), .text(key)],
@@ -48,7 +48,7 @@ public class ReadTransaction {
     /// A document that cannot be read (corrupt bytes, unknown class tag, newer major) throws and is left as it is.
     public func load<Document: VersionedDocument>(
         _ type: Document.Type, key: String, in collection: String = Document.collection
-    ) throws(StoreError) -> Loaded<Document>? {
+    ) throws(HangarError) -> Loaded<Document>? {
         guard let stored = try document(in: collection, key: key) else { return nil }
         return try decode(stored, as: type)
     }
@@ -56,13 +56,13 @@ public class ReadTransaction {
     /// An earlier revision of a document, read as a `Document` (migrated in memory when older).
     public func load<Document: VersionedDocument>(
         _ type: Document.Type, key: String, revision: Int, in collection: String = Document.collection
-    ) throws(StoreError) -> Loaded<Document>? {
+    ) throws(HangarError) -> Loaded<Document>? {
         guard let stored = try document(in: collection, key: key, revision: revision) else { return nil }
         return try decode(stored, as: type)
     }
 
     /// Decodes a stored document as a `Document`.
-    func decode<Document: VersionedDocument>(_ stored: StoredDocument, as _: Document.Type) throws(StoreError)
+    func decode<Document: VersionedDocument>(_ stored: StoredDocument, as _: Document.Type) throws(HangarError)
         -> Loaded<Document>
     {
         let envelope = try stored.envelope()
@@ -71,16 +71,16 @@ public class ReadTransaction {
             opened = try Document.format.open(
                 envelope, name: "\(stored.collection)/\(stored.key)", observer: store.configuration.migrationObserver)
         } catch {
-            throw StoreError(
-                error.kind == .newerMajor ? .newerMajor : .undecodable,
-                error.kind == .newerMajor ? "Not read" : "The envelope is not readable",
+            throw HangarError(
+                error.code == .newerMajor ? .newerMajor : .undecodable,
+                error.code == .newerMajor ? "Not read" : "The envelope is not readable",
                 collection: stored.collection, key: stored.key, underlying: error)
         }
         let value: Document
         do {
             value = try store.configuration.registry.decode(Document.self, from: .dictionary(opened.content))
         } catch {
-            throw StoreError(
+            throw HangarError(
                 .undecodable, "The document is not a valid \(Document.self)", collection: stored.collection,
                 key: stored.key, underlying: error)
         }
@@ -95,13 +95,13 @@ public class ReadTransaction {
     // MARK: Collections
 
     /// The names of the collections that hold documents, sorted.
-    public func collections() throws(StoreError) -> [String] {
+    public func collections() throws(HangarError) -> [String] {
         checkValid()
         return try query(StoreSQL.collections, []) { $0.text(at: 0) }
     }
 
     /// How many documents `collection` holds.
-    public func count(in collection: String) throws(StoreError) -> Int {
+    public func count(in collection: String) throws(HangarError) -> Int {
         checkValid()
         return try query(StoreSQL.countDocuments, [.text(collection)]) {
             Int($0.int64(at: 0))
@@ -111,7 +111,7 @@ public class ReadTransaction {
     /// The keys of `collection`, in `order`, at most `limit` of them after skipping `offset`.
     public func keys(
         in collection: String, order: KeyOrdering = .ascending, limit: Int? = nil, offset: Int = 0
-    ) throws(StoreError) -> [String] {
+    ) throws(HangarError) -> [String] {
         checkValid()
         let sql =
             switch order {
@@ -126,7 +126,7 @@ public class ReadTransaction {
     }
 
     /// The keys of the documents of `collection` whose content is tagged `classTag`, sorted.
-    public func keys(in collection: String, classTag: String) throws(StoreError) -> [String] {
+    public func keys(in collection: String, classTag: String) throws(HangarError) -> [String] {
         checkValid()
         return try query(
             StoreSQL.keysByClassTag,
@@ -140,8 +140,9 @@ public class ReadTransaction {
     /// and reals together, by numeric value: `3` equals `3.0`, `-0.0` equals `0.0`, −∞ first and +∞ last),
     /// then dates, then strings (by Unicode scalars, NUL included), then data (by bytes). NaN is never
     /// indexed or found. An index the store has not built (not declared in the configuration it was
-    /// opened with) is ``StoreError/notFound``.
-    public func keys(in collection: String, index: String, equalTo value: PropertyList) throws(StoreError) -> [String] {
+    /// opened with) is ``HangarError/notFound``.
+    public func keys(in collection: String, index: String, equalTo value: PropertyList) throws(HangarError) -> [String]
+    {
         checkValid()
         try requireIndex(index, in: collection)
         guard let bound = IndexValue.sqlite(value) else { return [] }
@@ -157,7 +158,7 @@ public class ReadTransaction {
     /// the dates and strings after them. A NaN bound finds nothing.
     public func keys(
         in collection: String, index: String, from lower: PropertyList?, to upper: PropertyList?
-    ) throws(StoreError) -> [String] {
+    ) throws(HangarError) -> [String] {
         checkValid()
         try requireIndex(index, in: collection)
         // The range's bounds are appended as conditions on `value` (see ``StoreSQL/keysInIndex``).
@@ -192,14 +193,14 @@ public class ReadTransaction {
         return try query(sql + " ORDER BY key", arguments, collection: collection) { $0.text(at: 0) }
     }
 
-    /// Throws ``StoreError/notFound`` unless the store has built `index` for `collection`.
-    private func requireIndex(_ index: String, in collection: String) throws(StoreError) {
+    /// Throws ``HangarError/notFound`` unless the store has built `index` for `collection`.
+    private func requireIndex(_ index: String, in collection: String) throws(HangarError) {
         let built: [Void] = try query(
             StoreSQL.indexIsBuilt, [.text(collection), .text(index)],
             collection: collection
         ) { _ in () }
         guard !built.isEmpty else {
-            throw StoreError(
+            throw HangarError(
                 .notFound, "No index \(index) is built (declare it in the store's configuration)",
                 collection: collection)
         }
@@ -209,7 +210,7 @@ public class ReadTransaction {
     /// listed in ``DocumentBatch/quarantined`` with why, not skipped.
     public func documents<Document: VersionedDocument>(
         _ type: Document.Type, in collection: String = Document.collection
-    ) throws(StoreError) -> DocumentBatch<Document> {
+    ) throws(HangarError) -> DocumentBatch<Document> {
         checkValid()
         let rows = try query(
             StoreSQL.documentsOfCollection, [.text(collection)], collection: collection
@@ -230,7 +231,7 @@ public class ReadTransaction {
     // MARK: History
 
     /// The kept revisions of a document, oldest first, the current one last.
-    public func history(in collection: String, key: String) throws(StoreError) -> [RevisionInfo] {
+    public func history(in collection: String, key: String) throws(HangarError) -> [RevisionInfo] {
         checkValid()
         return try query(
             StoreSQL.revisions, [.text(collection), .text(key)], collection: collection, key: key
@@ -245,7 +246,7 @@ public class ReadTransaction {
     }
 
     /// One revision of a document as stored, current or kept in history; `nil` when it is not kept.
-    public func document(in collection: String, key: String, revision: Int) throws(StoreError) -> StoredDocument? {
+    public func document(in collection: String, key: String, revision: Int) throws(HangarError) -> StoredDocument? {
         checkValid()
         return try query(
             StoreSQL.documentRevision, [.text(collection), .text(key), .integer(Int64(revision))],
@@ -261,7 +262,7 @@ public class ReadTransaction {
     func query<Row>(
         _ sql: String, _ arguments: [SQLiteValue], collection: String? = nil, key: String? = nil,
         _ row: (SQLiteStatement) -> Row
-    ) throws(StoreError) -> [Row] {
+    ) throws(HangarError) -> [Row] {
         do {
             let statement = try connection.cachedStatement(sql)
             defer { statement.reset() }
@@ -270,13 +271,13 @@ public class ReadTransaction {
             while try statement.step() { rows.append(row(statement)) }
             return rows
         } catch {
-            throw StoreError(error, collection: collection, key: key)
+            throw HangarError(error, collection: collection, key: key)
         }
     }
 
     /// Runs `sql` with `arguments`, for its effect.
     func execute(_ sql: String, _ arguments: [SQLiteValue], collection: String? = nil, key: String? = nil)
-        throws(StoreError)
+        throws(HangarError)
     {
         _ = try query(sql, arguments, collection: collection, key: key) { _ in () }
     }

@@ -10,7 +10,7 @@ extension Store {
     public func export(
         key: String, in collection: String, to path: String, format: PropertyListFormat = .binary,
         revision: Int? = nil
-    ) throws(StoreError) -> Int {
+    ) throws(HangarError) -> Int {
         let stored = try storedOrThrow(key: key, in: collection, revision: revision)
         try Self.writeFile(stored, to: path, format: format, carryingKey: false)
         return stored.revision
@@ -22,22 +22,22 @@ extension Store {
     /// as they are. Every key comes back on import. Returns the paths written, in key order.
     @discardableResult
     public func exportCollection(_ collection: String, to directory: String, format: PropertyListFormat = .binary)
-        throws(StoreError) -> [String]
+        throws(HangarError) -> [String]
     {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
-            throw StoreError(.io, "Cannot create \(directory)", collection: collection, underlying: error)
+            throw HangarError(.io, "Cannot create \(directory)", collection: collection, underlying: error)
         }
         let documents: [StoredDocument]
         do {
             documents = try read { transaction in
                 try transaction.keys(in: collection).compactMap { try transaction.document(in: collection, key: $0) }
             }
-        } catch let error as StoreError {
+        } catch let error as HangarError {
             throw error
         } catch {
-            throw StoreError(.database, "\(error)", collection: collection)
+            throw HangarError(.database, "\(error)", collection: collection)
         }
         var paths: [String] = []
         for stored in documents {
@@ -49,7 +49,7 @@ extension Store {
         return paths
     }
 
-    private func storedOrThrow(key: String, in collection: String, revision: Int?) throws(StoreError) -> StoredDocument
+    private func storedOrThrow(key: String, in collection: String, revision: Int?) throws(HangarError) -> StoredDocument
     {
         let found: StoredDocument?
         do {
@@ -57,13 +57,13 @@ extension Store {
                 if let revision { return try transaction.document(in: collection, key: key, revision: revision) }
                 return try transaction.document(in: collection, key: key)
             }
-        } catch let error as StoreError {
+        } catch let error as HangarError {
             throw error
         } catch {
-            throw StoreError(.database, "\(error)", collection: collection, key: key)
+            throw HangarError(.database, "\(error)", collection: collection, key: key)
         }
         guard let found else {
-            throw StoreError(
+            throw HangarError(
                 .notFound, revision.map { "No revision \($0)" } ?? "No such document", collection: collection, key: key)
         }
         return found
@@ -73,13 +73,13 @@ extension Store {
     /// under ``StoreFileNames/keyMetadataKey``, for a file whose name does not give the key back.
     private static func writeFile(
         _ stored: StoredDocument, to path: String, format: PropertyListFormat, carryingKey: Bool
-    ) throws(StoreError) {
+    ) throws(HangarError) {
         guard carryingKey || format != .binary else {
             try save(stored.body, of: stored, to: path)
             return
         }
         guard case .dictionary(var content) = try stored.envelope() else {
-            throw StoreError(
+            throw HangarError(
                 .invalidDocument, "The stored document is not a dictionary", collection: stored.collection,
                 key: stored.key)
         }
@@ -96,18 +96,18 @@ extension Store {
                 bytes = try PropertyList.dictionary(content).encoded(as: format)
             }
         } catch {
-            throw StoreError(
+            throw HangarError(
                 .invalidDocument, "Cannot write the document as \(format)", collection: stored.collection,
                 key: stored.key, underlying: error)
         }
         try save(bytes, of: stored, to: path)
     }
 
-    private static func save(_ bytes: [UInt8], of stored: StoredDocument, to path: String) throws(StoreError) {
+    private static func save(_ bytes: [UInt8], of stored: StoredDocument, to path: String) throws(HangarError) {
         do {
             try AtomicFile.save(bytes, to: path)
         } catch {
-            throw StoreError(
+            throw HangarError(
                 .io, "Cannot write \(path)", collection: stored.collection, key: stored.key, underlying: error)
         }
     }
@@ -121,23 +121,23 @@ extension Store {
     @discardableResult
     public func importFile(
         _ path: String, into collection: String, key: String? = nil, expectedRevision: Int? = nil
-    ) throws(StoreError) -> Int {
+    ) throws(HangarError) -> Int {
         let file = try Self.readImportFile(path, collection: collection, key: key)
-        return try writeRethrowingStoreErrors { transaction throws(StoreError) in
+        return try writeRethrowingStoreErrors { transaction throws(HangarError) in
             try Self.save(file, in: collection, transaction: transaction, expectedRevision: expectedRevision)
         }
     }
 
     /// Imports `paths` as one unit: every file is read and checked first, then all are saved in one
     /// transaction, so either every file is stored or none is. A failure names the file
-    /// (``StoreError/file``). Each file goes under the key it carries, or its file name's key (see
+    /// (``HangarError/file``). Each file goes under the key it carries, or its file name's key (see
     /// ``importFile(_:into:key:expectedRevision:)``). `progress` is told how many files are read, then
     /// saved (`(done, total)`), every 100 files and at the end of each phase. Returns each file's key and
     /// new revision, in order.
     @discardableResult
     public func importFiles(
         _ paths: [String], into collection: String, progress: ((ImportProgress) -> Void)? = nil
-    ) throws(StoreError) -> [(key: String, revision: Int)] {
+    ) throws(HangarError) -> [(key: String, revision: Int)] {
         var files: [ImportFile] = []
         for (index, path) in paths.enumerated() {
             files.append(try Self.readImportFile(path, collection: collection, key: nil))
@@ -145,7 +145,7 @@ extension Store {
                 progress?(ImportProgress(phase: .reading, done: index + 1, total: paths.count))
             }
         }
-        return try writeRethrowingStoreErrors { transaction throws(StoreError) in
+        return try writeRethrowingStoreErrors { transaction throws(HangarError) in
             var results: [(key: String, revision: Int)] = []
             for (index, file) in files.enumerated() {
                 results.append((file.key, try Self.save(file, in: collection, transaction: transaction)))
@@ -165,7 +165,7 @@ extension Store {
     }
 
     private static func readImportFile(_ path: String, collection: String, key explicitKey: String?)
-        throws(StoreError) -> ImportFile
+        throws(HangarError) -> ImportFile
     {
         let fileNameKey = StoreFileNames.key(forFileName: (path as NSString).lastPathComponent)
         let bytes: [UInt8]
@@ -173,7 +173,7 @@ extension Store {
             bytes = try AtomicFile.contents(of: path)
         } catch {
             throw Self.fileError(
-                StoreError(.io, "Cannot read the file", collection: collection, key: fileNameKey, underlying: error),
+                HangarError(.io, "Cannot read the file", collection: collection, key: fileNameKey, underlying: error),
                 path)
         }
         var envelope: PropertyList
@@ -181,7 +181,7 @@ extension Store {
             envelope = try PropertyList.decode(bytes).value
         } catch {
             throw Self.fileError(
-                StoreError(
+                HangarError(
                     .invalidDocument, "Not a property list", collection: collection, key: fileNameKey,
                     underlying: error), path)
         }
@@ -193,7 +193,7 @@ extension Store {
                 carried = String(decoding: bytes, as: UTF8.self)
             default:
                 throw Self.fileError(
-                    StoreError(
+                    HangarError(
                         .invalidDocument, "\(StoreFileNames.keyMetadataKey) is not a string or UTF-8 data",
                         collection: collection, key: fileNameKey), path)
             }
@@ -212,7 +212,7 @@ extension Store {
 
     private static func save(
         _ file: ImportFile, in collection: String, transaction: WriteTransaction, expectedRevision: Int? = nil
-    ) throws(StoreError) -> Int {
+    ) throws(HangarError) -> Int {
         do {
             return try transaction.save(
                 envelope: file.envelope, key: file.key, in: collection, expectedRevision: expectedRevision)
@@ -221,7 +221,7 @@ extension Store {
         }
     }
 
-    private static func fileError(_ error: StoreError, _ path: String) -> StoreError {
+    private static func fileError(_ error: HangarError, _ path: String) -> HangarError {
         var error = error
         error.file = path
         return error

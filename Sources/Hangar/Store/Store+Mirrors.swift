@@ -29,7 +29,7 @@ public struct MirrorFailure: Sendable, Hashable {
 
 extension ReadTransaction {
     /// The mirror files earlier passes failed to write, with the documents' current bytes (nil: deleted).
-    func queuedMirrorFailures() throws(StoreError) -> [PendingMirror] {
+    func queuedMirrorFailures() throws(HangarError) -> [PendingMirror] {
         let rows = try query(StoreSQL.mirrorFailuresToRetry, []) {
             ($0.text(at: 0), $0.text(at: 1), $0.text(at: 2), $0.double(at: 3))
         }
@@ -49,7 +49,7 @@ extension Store {
     /// line on standard error) and retried by later mirror passes; one written clears its earlier failure.
     func writeMirrors(_ mirrors: [PendingMirror]) {
         guard !mirrors.isEmpty else { return }
-        var failed: [(PendingMirror, StoreError)] = []
+        var failed: [(PendingMirror, HangarError)] = []
         var cleared: [PendingMirror] = []
         for mirror in mirrors {
             do {
@@ -61,7 +61,7 @@ extension Store {
                 }
                 if mirror.failedAt != nil { cleared.append(mirror) }
             } catch {
-                var failure = StoreError(
+                var failure = HangarError(
                     .io, "Saved, but the mirror file could not be updated (it will be retried)",
                     collection: mirror.collection, key: mirror.key, underlying: error)
                 failure.file = mirror.path
@@ -80,11 +80,11 @@ extension Store {
         for (_, failure) in failed { reportMirrorFailure(failure) }
     }
 
-    private func recordMirrorOutcome(failed: [(PendingMirror, StoreError)], cleared: [PendingMirror])
-        throws(StoreError)
+    private func recordMirrorOutcome(failed: [(PendingMirror, HangarError)], cleared: [PendingMirror])
+        throws(HangarError)
     {
         let now = Date().timeIntervalSince1970
-        try writeRethrowingStoreErrors { (transaction) throws(StoreError) in
+        try writeRethrowingStoreErrors { (transaction) throws(HangarError) in
             for mirror in cleared {
                 try transaction.execute(
                     StoreSQL.clearMirrorFailure,
@@ -101,7 +101,7 @@ extension Store {
         }
     }
 
-    private func reportMirrorFailure(_ error: StoreError) {
+    private func reportMirrorFailure(_ error: HangarError) {
         if let handler = configuration.mirrorFailureHandler {
             handler(error)
         } else {
@@ -111,7 +111,7 @@ extension Store {
     }
 
     /// The mirror files that could not be written after their saves committed, and are not written yet.
-    public func mirrorFailures() throws(StoreError) -> [MirrorFailure] {
+    public func mirrorFailures() throws(HangarError) -> [MirrorFailure] {
         do {
             return try read { transaction in
                 try transaction.query(
@@ -131,7 +131,7 @@ extension Store {
 
     /// Tries again to write every mirror file that failed; returns those that still cannot be written.
     @discardableResult
-    public func retryMirrors() throws(StoreError) -> [MirrorFailure] {
+    public func retryMirrors() throws(HangarError) -> [MirrorFailure] {
         let queued: [PendingMirror]
         do {
             queued = try read { try $0.queuedMirrorFailures() }

@@ -8,7 +8,7 @@ extension Store {
     /// `body` runs outside any transaction, once per attempt, on the document as last saved: keep it free of
     /// effects other than changing the model. Returns the new revision.
     ///
-    /// - Throws: ``StoreError/notFound`` when there is no document at `key`; ``StoreError/contention`` when
+    /// - Throws: ``HangarError/notFound`` when there is no document at `key`; ``HangarError/contention`` when
     ///   every attempt met a conflict; whatever `body` or the store throws otherwise (nothing is saved).
     @discardableResult
     public func update<Document: VersionedDocument>(
@@ -21,7 +21,7 @@ extension Store {
         let attempts = max(1, maximumAttempts)
         for attempt in 1...attempts {
             guard let loaded = try read({ try $0.load(type, key: key, in: collection) }) else {
-                throw StoreError(.notFound, "No document to update", collection: collection, key: key)
+                throw HangarError(.notFound, "No document to update", collection: collection, key: key)
             }
             var value = loaded.value
             try body(&value)
@@ -29,14 +29,14 @@ extension Store {
                 return try write { transaction in
                     try transaction.save(value, key: key, in: collection, expectedRevision: loaded.revision)
                 }
-            } catch StoreError.conflict {
+            } catch HangarError.conflict {
                 guard attempt < attempts else { break }
                 // Random, exponentially growing waits (up to 32 ms), so that writers that collided do not
                 // collide again in step and a loser gets its turn under load.
                 usleep(UInt32.random(in: 0...(250 << UInt32(min(attempt, 7)))))
             }
         }
-        throw StoreError(
+        throw HangarError(
             .contention, "Another writer saved the document first on each of \(attempts) attempts; nothing was saved",
             collection: collection, key: key)
     }

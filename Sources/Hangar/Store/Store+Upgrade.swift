@@ -52,7 +52,7 @@ extension Store {
                 var upgraded: [String] = []
                 var quarantined: [QuarantinedDocument] = []
                 for key in batch {
-                    do throws(StoreError) {
+                    do throws(HangarError) {
                         guard let loaded = try transaction.load(type, key: key, in: collection) else { continue }
                         guard loaded.wasMigrated else { continue }
                         try transaction.save(loaded.value, key: key, in: collection, expectedRevision: loaded.revision)

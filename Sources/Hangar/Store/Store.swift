@@ -24,7 +24,7 @@ public final class Store: Sendable {
 
     /// Opens the store at `path`, creating it (and its folder) when needed, and brings its schema up to date.
     /// A store written by a newer Hangar is refused and left unchanged.
-    public init(path: String, configuration: StoreConfiguration = StoreConfiguration()) throws(StoreError) {
+    public init(path: String, configuration: StoreConfiguration = StoreConfiguration()) throws(HangarError) {
         self.path = path
         self.configuration = configuration
         let inMemory = path == ":memory:"
@@ -34,7 +34,7 @@ public final class Store: Sendable {
                 do {
                     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
                 } catch {
-                    throw StoreError(.io, "Cannot create the folder \(folder)", underlying: error)
+                    throw HangarError(.io, "Cannot create the folder \(folder)", underlying: error)
                 }
             }
         }
@@ -56,12 +56,12 @@ public final class Store: Sendable {
     }
 
     /// A private store in memory, gone when released (for tests and caches).
-    public static func inMemory(configuration: StoreConfiguration = StoreConfiguration()) throws(StoreError) -> Store {
+    public static func inMemory(configuration: StoreConfiguration = StoreConfiguration()) throws(HangarError) -> Store {
         try Store(path: ":memory:", configuration: configuration)
     }
 
     private static func open(path: String, mode: SQLiteConnection.Mode, configuration: StoreConfiguration)
-        throws(StoreError) -> SQLiteConnection
+        throws(HangarError) -> SQLiteConnection
     {
         let connection: SQLiteConnection
         do {
@@ -78,7 +78,7 @@ public final class Store: Sendable {
             try connection.execute("PRAGMA synchronous = \(configuration.synchronous.rawValue)")
             try connection.execute("PRAGMA foreign_keys = ON")
         } catch {
-            throw StoreError(.database, "Cannot open the store at \(path): \(error.message)", resultCode: error.code)
+            throw HangarError(.database, "Cannot open the store at \(path): \(error.message)", resultCode: error.code)
         }
         if path != ":memory:" { try StoreSchema.requireWriteAheadLog(connection, path: path) }
         return connection
@@ -130,7 +130,7 @@ public final class Store: Sendable {
                 return (result, transaction.pendingMirrors)
             } catch {
                 switch error {
-                case .sqlite(let failure): throw StoreError(failure)
+                case .sqlite(let failure): throw HangarError(failure)
                 case .body(let failure): throw failure
                 }
             }
@@ -194,7 +194,7 @@ public final class Store: Sendable {
             return try connection.transaction(immediate: false) { try body(transaction) }
         } catch {
             switch error {
-            case .sqlite(let failure): throw StoreError(failure)
+            case .sqlite(let failure): throw HangarError(failure)
             case .body(let failure): throw failure
             }
         }
@@ -213,8 +213,8 @@ public final class Store: Sendable {
     // MARK: Maintenance
 
     /// SQLite's integrity check: `["ok"]` for a sound store, otherwise the problems it found.
-    public func checkIntegrity() throws(StoreError) -> [String] {
-        try writer.withConnection { (connection) throws(StoreError) -> [String] in
+    public func checkIntegrity() throws(HangarError) -> [String] {
+        try writer.withConnection { (connection) throws(HangarError) -> [String] in
             do throws(SQLiteError) {
                 let statement = try connection.cachedStatement("PRAGMA integrity_check")
                 defer { statement.reset() }
@@ -222,7 +222,7 @@ public final class Store: Sendable {
                 while try statement.step() { lines.append(statement.text(at: 0)) }
                 return lines
             } catch {
-                throw StoreError(error)
+                throw HangarError(error)
             }
         }
     }
@@ -236,7 +236,7 @@ public final class Store: Sendable {
     /// last step. A commit through another connection (another store on the file, another process) makes the
     /// copy start over; after three such restarts the rest is copied in one step, writers of
     /// this process waiting for it.
-    public func backup(to destination: String) throws(StoreError) {
+    public func backup(to destination: String) throws(HangarError) {
         let temporary = destination + ".hangar-backup-\(UUID().uuidString)"
         do throws(SQLiteError) {
             let target = try SQLiteConnection(path: temporary, mode: .readWrite, busyTimeout: 5_000)
@@ -266,16 +266,16 @@ public final class Store: Sendable {
             }
         } catch {
             try? FileManager.default.removeItem(atPath: temporary)
-            throw StoreError(.database, "Backup to \(destination) failed: \(error.message)", resultCode: error.code)
+            throw HangarError(.database, "Backup to \(destination) failed: \(error.message)", resultCode: error.code)
         }
         guard let file = FileHandle(forUpdatingAtPath: temporary), (try? file.synchronize()) != nil else {
             try? FileManager.default.removeItem(atPath: temporary)
-            throw StoreError(.io, "Cannot write the backup to disk at \(temporary)")
+            throw HangarError(.io, "Cannot write the backup to disk at \(temporary)")
         }
         try? file.close()
         guard rename(temporary, destination) == 0 else {
             try? FileManager.default.removeItem(atPath: temporary)
-            throw StoreError(.io, "Cannot move the backup into place at \(destination)")
+            throw HangarError(.io, "Cannot move the backup into place at \(destination)")
         }
     }
 
@@ -286,12 +286,12 @@ public final class Store: Sendable {
 
     /// Moves the write-ahead log into the database file and truncates it (done automatically as it grows;
     /// useful before copying the file by other means).
-    public func checkpoint() throws(StoreError) {
-        try writer.withConnection { (connection) throws(StoreError) in
+    public func checkpoint() throws(HangarError) {
+        try writer.withConnection { (connection) throws(HangarError) in
             do throws(SQLiteError) {
                 _ = try connection.text("PRAGMA wal_checkpoint(TRUNCATE)")
             } catch {
-                throw StoreError(error)
+                throw HangarError(error)
             }
         }
     }

@@ -27,7 +27,7 @@ public struct StoreConfiguration: Sendable {
     public var indexProgress: (@Sendable (IndexBuildProgress) -> Void)?
     /// Told when a mirror file could not be written (the save is committed; the store retries later). When
     /// `nil`, a line goes to standard error.
-    public var mirrorFailureHandler: (@Sendable (StoreError) -> Void)?
+    public var mirrorFailureHandler: (@Sendable (HangarError) -> Void)?
 
     /// The defaults: FULL durability, 5 s busy timeout, 4 readers, an empty registry.
     public init() {}
@@ -57,7 +57,7 @@ public struct IndexDefinition: Sendable {
     /// The index's name, used in queries.
     public let name: String
     /// Whether two documents may not share a value. A save that would share one throws
-    /// ``StoreError/duplicate`` (naming the index and the other key) before it writes anything: the rest of
+    /// ``HangarError/duplicate`` (naming the index and the other key) before it writes anything: the rest of
     /// the transaction is untouched, and rolls back only if the error leaves the `write` closure. Building a
     /// unique index over stored duplicates fails the same way and builds nothing.
     public let unique: Bool

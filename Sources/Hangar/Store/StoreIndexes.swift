@@ -8,9 +8,9 @@ struct IndexEntry {
 }
 
 extension WriteTransaction {
-    /// The entries the collection's declared indexes hold for `content`; throws ``StoreError/duplicate`` when
+    /// The entries the collection's declared indexes hold for `content`; throws ``HangarError/duplicate`` when
     /// a unique index already holds one of them for another key. Writes nothing.
-    func indexEntries(for content: PropertyList.Dictionary, collection: String, key: String) throws(StoreError)
+    func indexEntries(for content: PropertyList.Dictionary, collection: String, key: String) throws(HangarError)
         -> [IndexEntry]
     {
         var body = content
@@ -27,13 +27,13 @@ extension WriteTransaction {
         return entries
     }
 
-    func checkUnique(_ name: String, _ value: [UInt8], collection: String, key: String) throws(StoreError) {
+    func checkUnique(_ name: String, _ value: [UInt8], collection: String, key: String) throws(HangarError) {
         let other = try query(
             StoreSQL.otherKeyWithIndexValue,
             [.text(collection), .text(name), .blob(value), .text(key)], collection: collection, key: key
         ) { $0.text(at: 0) }.first
         guard let other else { return }
-        var error = StoreError(
+        var error = HangarError(
             .duplicate, "The unique index \(name) already holds this value for \(other); nothing was written",
             collection: collection, key: key)
         error.index = name
@@ -44,7 +44,7 @@ extension WriteTransaction {
     /// Replaces the index entries of `key` with `entries`. Indexes of the collection this store does not
     /// declare lose their entry for `key`, so they are dropped whole (the catalog forgets them) and rebuilt
     /// by the next store opened with their definition: an index is complete or absent, never stale.
-    func replaceIndexEntries(_ entries: [IndexEntry], collection: String, key: String) throws(StoreError) {
+    func replaceIndexEntries(_ entries: [IndexEntry], collection: String, key: String) throws(HangarError) {
         try execute(
             StoreSQL.deleteIndexEntriesOfKey, [.text(collection), .text(key)],
             collection: collection, key: key)
@@ -62,7 +62,7 @@ extension WriteTransaction {
     }
 
     /// Removes an index's entries and its catalog row.
-    func dropIndex(_ name: String, in collection: String) throws(StoreError) {
+    func dropIndex(_ name: String, in collection: String) throws(HangarError) {
         try execute(
             StoreSQL.deleteIndexEntriesOfIndex, [.text(collection), .text(name)],
             collection: collection)
@@ -72,7 +72,7 @@ extension WriteTransaction {
     }
 
     /// The indexes the catalog says are built for `collection`, by name, with their fingerprints.
-    func builtIndexes(in collection: String) throws(StoreError) -> [String: String] {
+    func builtIndexes(in collection: String) throws(HangarError) -> [String: String] {
         Dictionary(
             uniqueKeysWithValues: try query(
                 StoreSQL.builtIndexes, [.text(collection)],
@@ -84,7 +84,7 @@ extension WriteTransaction {
     /// not built (all of them when `rebuildAll`) over the stored documents, and records them in the catalog.
     func reconcileIndexes(
         in collection: String, rebuildAll: Bool, progress: (@Sendable (IndexBuildProgress) -> Void)?
-    ) throws(StoreError) {
+    ) throws(HangarError) {
         let declared = store.configuration.options(for: collection).indexes
         let built = try builtIndexes(in: collection)
         let fingerprints = Dictionary(
@@ -131,7 +131,7 @@ extension WriteTransaction {
 
 extension Store {
     /// Brings the indexes of every configured collection in line with their definitions (on open).
-    func reconcileIndexes() throws(StoreError) {
+    func reconcileIndexes() throws(HangarError) {
         let collections = configuration.collections.keys.sorted()
         let needed: Bool
         do {
@@ -151,7 +151,7 @@ extension Store {
             throw Self.storeError(error)
         }
         guard needed else { return }
-        try writeRethrowingStoreErrors { transaction throws(StoreError) in
+        try writeRethrowingStoreErrors { transaction throws(HangarError) in
             for collection in collections {
                 try transaction.reconcileIndexes(
                     in: collection, rebuildAll: false, progress: self.configuration.indexProgress)
@@ -160,19 +160,19 @@ extension Store {
     }
 
     /// Rebuilds every index declared for `collection` from its stored documents, in one transaction.
-    /// A unique index that finds two documents with one value fails with ``StoreError/duplicate`` and
+    /// A unique index that finds two documents with one value fails with ``HangarError/duplicate`` and
     /// changes nothing.
     public func reindex(_ collection: String, progress: (@Sendable (IndexBuildProgress) -> Void)? = nil)
-        throws(StoreError)
+        throws(HangarError)
     {
-        try writeRethrowingStoreErrors { transaction throws(StoreError) in
+        try writeRethrowingStoreErrors { transaction throws(HangarError) in
             try transaction.reconcileIndexes(in: collection, rebuildAll: true, progress: progress)
         }
     }
 
     /// `write`, for a body that throws only store errors.
-    func writeRethrowingStoreErrors<Result>(_ body: (WriteTransaction) throws(StoreError) -> Result)
-        throws(StoreError) -> Result
+    func writeRethrowingStoreErrors<Result>(_ body: (WriteTransaction) throws(HangarError) -> Result)
+        throws(HangarError) -> Result
     {
         do {
             return try write { transaction in try body(transaction) }
@@ -181,7 +181,7 @@ extension Store {
         }
     }
 
-    static func storeError(_ error: any Error) -> StoreError {
-        (error as? StoreError) ?? StoreError(.database, "\(error)")
+    static func storeError(_ error: any Error) -> HangarError {
+        (error as? HangarError) ?? HangarError(.database, "\(error)")
     }
 }

@@ -89,15 +89,15 @@ enum StoreSchema {
     /// when the database cannot use one (a file system without the shared memory WAL needs, as some network
     /// file systems; a temporary database for an empty path; an in-memory one named by a URI). The store is
     /// then not opened: its readers would block its writer, or read a database of their own.
-    static func requireWriteAheadLog(_ connection: SQLiteConnection, path: String) throws(StoreError) {
+    static func requireWriteAheadLog(_ connection: SQLiteConnection, path: String) throws(HangarError) {
         let mode: String?
         do {
             mode = try connection.text("PRAGMA journal_mode")
         } catch {
-            throw StoreError(error)
+            throw HangarError(error)
         }
         guard mode?.lowercased() == "wal" else {
-            throw StoreError(
+            throw HangarError(
                 .unsupportedFileSystem,
                 "Cannot open the store at \(path): it cannot use a write-ahead log (SQLite's journal mode is "
                     + "\(mode ?? "unknown"), not wal); open a file on a local file system, or use Store.inMemory()")
@@ -105,15 +105,15 @@ enum StoreSchema {
     }
 
     /// Brings `connection`'s schema up to date in one transaction; refuses a store from a newer Hangar.
-    static func migrate(_ connection: SQLiteConnection, path: String) throws(StoreError) {
+    static func migrate(_ connection: SQLiteConnection, path: String) throws(HangarError) {
         let version: Int64
         do {
             version = try connection.integer("PRAGMA user_version") ?? 0
         } catch {
-            throw StoreError(error)
+            throw HangarError(error)
         }
         guard version <= currentVersion else {
-            throw StoreError(
+            throw HangarError(
                 .newerSchema,
                 "\(path) has store schema version \(version); this Hangar reads up to \(currentVersion). "
                     + "It was not opened or changed")
@@ -129,7 +129,7 @@ enum StoreSchema {
             }
         } catch {
             switch error {
-            case .sqlite(let failure), .body(let failure): throw StoreError(failure)
+            case .sqlite(let failure), .body(let failure): throw HangarError(failure)
             }
         }
     }

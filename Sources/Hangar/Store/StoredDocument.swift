@@ -21,11 +21,11 @@ public struct StoredDocument: Sendable, Hashable {
     public let body: [UInt8]
 
     /// The envelope, decoded.
-    public func envelope() throws(StoreError) -> PropertyList {
+    public func envelope() throws(HangarError) -> PropertyList {
         do {
             return try PropertyList(binary: body)
         } catch {
-            throw StoreError(
+            throw HangarError(
                 .undecodable, "The stored bytes are not a valid binary property list", collection: collection,
                 key: key, underlying: error)
         }
@@ -63,7 +63,7 @@ public struct QuarantinedDocument: Sendable, CustomStringConvertible {
     /// Its key.
     public let key: String
     /// Why it could not be read.
-    public let error: StoreError
+    public let error: HangarError
 
     public var description: String { error.description }
 }

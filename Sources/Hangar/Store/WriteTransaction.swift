@@ -14,8 +14,8 @@ public final class WriteTransaction: ReadTransaction {
     /// Saves `document` under `key` and returns its new revision.
     ///
     /// - `expectedRevision`: when given, the save happens only if the stored revision is exactly that
-    ///   (0: the document must not exist yet); otherwise it throws ``StoreError/conflict`` and writes nothing.
-    /// - A stored document of a newer major is never overwritten (``StoreError/newerMajor``) unless
+    ///   (0: the document must not exist yet); otherwise it throws ``HangarError/conflict`` and writes nothing.
+    /// - A stored document of a newer major is never overwritten (``HangarError/newerMajor``) unless
     ///   `overwritingNewerMajor` is true.
     /// - A stored document of the same major and a newer minor keeps the keys this code does not know, and
     ///   its minor: an older app never destroys a newer app's additions.
@@ -26,7 +26,7 @@ public final class WriteTransaction: ReadTransaction {
         in collection: String = Document.collection,
         expectedRevision: Int? = nil,
         overwritingNewerMajor: Bool = false
-    ) throws(StoreError) -> Int {
+    ) throws(HangarError) -> Int {
         checkValid()
         let format = Document.format
         let registry = store.configuration.registry
@@ -43,7 +43,7 @@ public final class WriteTransaction: ReadTransaction {
                 do {
                     kept = try DocumentCoding.unknownKeys(of: content, as: Document.self, registry: registry)
                 } catch {
-                    throw StoreError(
+                    throw HangarError(
                         .undecodable, "The stored newer-minor document cannot be read to keep its keys",
                         collection: collection, key: key, underlying: error)
                 }
@@ -51,7 +51,7 @@ public final class WriteTransaction: ReadTransaction {
             }
         }
         guard case .dictionary(var content) = registry.encode(document) else {
-            throw StoreError(
+            throw HangarError(
                 .invalidDocument,
                 "\(Document.self) is represented as a non-dictionary; a document must be a dictionary",
                 collection: collection, key: key)
@@ -71,11 +71,11 @@ public final class WriteTransaction: ReadTransaction {
     /// (``StoreFileNames/keyMetadataKey``), and `"class"` unless the registry tags the model's type.
     static func checkReservedKeys(
         _ content: PropertyList.Dictionary, isRegisteredClass: Bool, type: String, collection: String, key: String
-    ) throws(StoreError) {
+    ) throws(HangarError) {
         var reserved = [DocumentFormat.majorKey, DocumentFormat.minorKey, StoreFileNames.keyMetadataKey]
         if !isRegisteredClass { reserved.append("class") }
         for name in reserved where content[name] != nil {
-            var error = StoreError(
+            var error = HangarError(
                 .reservedKey,
                 "\(type)'s representation uses the reserved key \"\(name)\"; it could not be read back, so it was not saved",
                 collection: collection, key: key)
@@ -98,19 +98,19 @@ public final class WriteTransaction: ReadTransaction {
         in collection: String,
         expectedRevision: Int? = nil,
         overwritingNewerMajor: Bool = false
-    ) throws(StoreError) -> Int {
+    ) throws(HangarError) -> Int {
         checkValid()
         let format = store.configuration.options(for: collection).format
         let version = try Self.envelopeVersion(envelope, collection: collection, key: key)
         if envelope.dictionaryValue?[StoreFileNames.keyMetadataKey] != nil {
-            var error = StoreError(
+            var error = HangarError(
                 .reservedKey, "The envelope uses the reserved key \"\(StoreFileNames.keyMetadataKey)\"",
                 collection: collection, key: key)
             error.field = StoreFileNames.keyMetadataKey
             throw error
         }
         if let format, version.major > format.current.major, !overwritingNewerMajor {
-            throw StoreError(
+            throw HangarError(
                 .newerMajor,
                 "The document's major version \(version.major) is newer than this collection reads (\(format.current.major))",
                 collection: collection, key: key)
@@ -122,14 +122,14 @@ public final class WriteTransaction: ReadTransaction {
             overwritingNewerMajor: overwritingNewerMajor)
     }
 
-    /// The version an envelope declares; a non-envelope is ``StoreError/invalidDocument``.
-    static func envelopeVersion(_ envelope: PropertyList, collection: String, key: String) throws(StoreError)
+    /// The version an envelope declares; a non-envelope is ``HangarError/invalidDocument``.
+    static func envelopeVersion(_ envelope: PropertyList, collection: String, key: String) throws(HangarError)
         -> DocumentVersion
     {
         do {
             return try DocumentFormat.envelopeVersion(of: envelope)
         } catch {
-            throw StoreError(
+            throw HangarError(
                 .invalidDocument, "Not a document envelope", collection: collection, key: key, underlying: error)
         }
     }
@@ -139,7 +139,7 @@ public final class WriteTransaction: ReadTransaction {
     /// Deletes the document at `key`; returns whether there was one. Its last revision joins the history
     /// (as the collection's policy keeps it), so it can be restored. `expectedRevision` works as in `save`.
     @discardableResult
-    public func delete(key: String, in collection: String, expectedRevision: Int? = nil) throws(StoreError) -> Bool {
+    public func delete(key: String, in collection: String, expectedRevision: Int? = nil) throws(HangarError) -> Bool {
         checkValid()
         let current = try currentRow(collection: collection, key: key)
         try check(expectedRevision, against: current, collection: collection, key: key)
@@ -159,10 +159,10 @@ public final class WriteTransaction: ReadTransaction {
 
     /// Saves a kept earlier revision again, as a new revision; returns the new revision number.
     @discardableResult
-    public func restore(key: String, in collection: String, revision: Int) throws(StoreError) -> Int {
+    public func restore(key: String, in collection: String, revision: Int) throws(HangarError) -> Int {
         checkValid()
         guard let old = try document(in: collection, key: key, revision: revision) else {
-            throw StoreError(.notFound, "Revision \(revision) is not kept", collection: collection, key: key)
+            throw HangarError(.notFound, "Revision \(revision) is not kept", collection: collection, key: key)
         }
         return try save(envelope: old.envelope(), key: key, in: collection, overwritingNewerMajor: true)
     }
@@ -178,12 +178,12 @@ public final class WriteTransaction: ReadTransaction {
         expectedRevision: Int?,
         readableMajor: Int?,
         overwritingNewerMajor: Bool
-    ) throws(StoreError) -> Int {
+    ) throws(HangarError) -> Int {
         try Self.checkName(collection, what: "collection")
         try Self.checkName(key, what: "key")
         try check(expectedRevision, against: current, collection: collection, key: key)
         if let current, let readableMajor, current.version.major > readableMajor, !overwritingNewerMajor {
-            throw StoreError(
+            throw HangarError(
                 .newerMajor,
                 "The stored document has major version \(current.version.major), newer than this code writes "
                     + "(\(readableMajor)); it was not overwritten",
@@ -193,7 +193,7 @@ public final class WriteTransaction: ReadTransaction {
         do {
             body = try envelope.encoded(as: .binary)
         } catch {
-            throw StoreError(
+            throw HangarError(
                 .invalidDocument, "The document cannot be encoded", collection: collection, key: key, underlying: error)
         }
         let content = envelope.dictionaryValue ?? [:]
@@ -232,12 +232,12 @@ public final class WriteTransaction: ReadTransaction {
     }
 
     private func check(_ expected: Int?, against current: CurrentRow?, collection: String, key: String)
-        throws(StoreError)
+        throws(HangarError)
     {
         guard let expected else { return }
         let actual = current?.revision ?? 0
         guard expected == actual else {
-            throw StoreError(
+            throw HangarError(
                 .conflict,
                 "Expected revision \(expected), but the stored revision is \(actual); nothing was written",
                 collection: collection, key: key)
@@ -251,13 +251,13 @@ public final class WriteTransaction: ReadTransaction {
     }
 
     /// The last revision `key` ever had, whether or not it exists now; 0 for a key never saved.
-    private func lastRevision(collection: String, key: String) throws(StoreError) -> Int {
+    private func lastRevision(collection: String, key: String) throws(HangarError) -> Int {
         try query(
             StoreSQL.lastRevision, [.text(collection), .text(key)], collection: collection, key: key
         ) { Int($0.int64(at: 0)) }.first ?? 0
     }
 
-    private func currentRow(collection: String, key: String) throws(StoreError) -> CurrentRow? {
+    private func currentRow(collection: String, key: String) throws(HangarError) -> CurrentRow? {
         try query(
             StoreSQL.currentRevision,
             [.text(collection), .text(key)], collection: collection, key: key
@@ -269,7 +269,7 @@ public final class WriteTransaction: ReadTransaction {
     }
 
     /// Copies the current revision into history (when the policy keeps any) and prunes to the policy.
-    private func moveCurrentToHistory(collection: String, key: String) throws(StoreError) {
+    private func moveCurrentToHistory(collection: String, key: String) throws(HangarError) {
         let arguments: [SQLiteValue] = [.text(collection), .text(key)]
         switch store.configuration.options(for: collection).history {
         case .keepNone:
@@ -284,14 +284,14 @@ public final class WriteTransaction: ReadTransaction {
         }
     }
 
-    private func copyCurrentToHistory(_ arguments: [SQLiteValue], collection: String, key: String) throws(StoreError) {
+    private func copyCurrentToHistory(_ arguments: [SQLiteValue], collection: String, key: String) throws(HangarError) {
         try execute(
             StoreSQL.copyCurrentToHistory, arguments, collection: collection, key: key)
     }
 
     /// Queues a mirror file; the first one of a transaction also queues the files earlier passes failed to
     /// write (``Store/mirrorFailures()``), with the documents as they are now, so every mirror pass catches up.
-    private func addMirror(_ mirror: PendingMirror) throws(StoreError) {
+    private func addMirror(_ mirror: PendingMirror) throws(HangarError) {
         if !hasQueuedEarlierFailures {
             hasQueuedEarlierFailures = true
             pendingMirrors += try queuedMirrorFailures()
@@ -299,9 +299,9 @@ public final class WriteTransaction: ReadTransaction {
         pendingMirrors.append(mirror)
     }
 
-    static func checkName(_ name: String, what: String) throws(StoreError) {
+    static func checkName(_ name: String, what: String) throws(HangarError) {
         guard !name.isEmpty, !name.utf8.contains(0) else {
-            throw StoreError(.invalidName, "A \(what) must be non-empty text without NUL characters")
+            throw HangarError(.invalidName, "A \(what) must be non-empty text without NUL characters")
         }
     }
 }

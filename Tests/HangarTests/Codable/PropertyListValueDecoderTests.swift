@@ -23,10 +23,10 @@ import Testing
         #expect(decoded.map(\.payload) == [7.5])
     }
 
-    static let badRosters: [(PropertyList, ModelError.Kind, String)] = [
+    static let badRosters: [(PropertyList, HangarError.Code, String)] = [
         (
             PropertyList(dictionaryLiteral: ("crew", [["name": "Ada", "hours": 1], ["name": "Bo", "hours": "12"]])),
-            ModelError.Kind.typeMismatch, #"crew[1].hours: expected integer, found string "12""#
+            HangarError.Code.typeMismatch, #"crew[1].hours: expected integer, found string "12""#
         ),
         (["crew": [["hours": 1]]], .missingKey, #"crew[0]: missing key "name""#),
         (
@@ -42,27 +42,27 @@ import Testing
     ]
 
     @Test(arguments: badRosters)
-    func errorsCarryTheCodingPath(value: PropertyList, kind: ModelError.Kind, description: String) {
+    func errorsCarryTheCodingPath(value: PropertyList, kind: HangarError.Code, description: String) {
         struct Roster: Decodable { var crew: [CodableFixtures.Crew] }
-        expectModelError(kind, description) { () throws(ModelError) in
+        expectModelError(kind, description) { () throws(HangarError) in
             try PropertyListValueDecoder().decode(Roster.self, from: value)
         }
     }
 
     @Test func intAboveIntMaxIsOutOfRange() {
-        expectModelError(.outOfRange, "integer 9223372036854775808 is out of range for Int") { () throws(ModelError) in
+        expectModelError(.outOfRange, "integer 9223372036854775808 is out of range for Int") { () throws(HangarError) in
             try PropertyListValueDecoder().decode(Int.self, from: .integer(.init(UInt64(Int64.max) + 1)))
         }
     }
 
     @Test func specialTypesAreChecked() {
-        expectModelError(.typeMismatch, "departure: expected date, found real 1.5") { () throws(ModelError) in
+        expectModelError(.typeMismatch, "departure: expected date, found real 1.5") { () throws(HangarError) in
             try PropertyListValueDecoder().decode([String: Date].self, from: ["departure": 1.5])
         }
-        expectModelError(.invalidValue, #"[0]: string "not-a-uuid" is not a valid UUID"#) { () throws(ModelError) in
+        expectModelError(.invalidValue, #"[0]: string "not-a-uuid" is not a valid UUID"#) { () throws(HangarError) in
             try PropertyListValueDecoder().decode([UUID].self, from: ["not-a-uuid"])
         }
-        expectModelError(.typeMismatch, #"expected data, found string "AAAA""#) { () throws(ModelError) in
+        expectModelError(.typeMismatch, #"expected data, found string "AAAA""#) { () throws(HangarError) in
             try PropertyListValueDecoder().decode(Data.self, from: "AAAA")
         }
     }
@@ -79,7 +79,7 @@ import Testing
     }
 
     @Test func aTypesOwnDecodingErrorKeepsItsPath() {
-        expectModelError(.invalidValue, "numbers[1]: 3 is odd") { () throws(ModelError) in
+        expectModelError(.invalidValue, "numbers[1]: 3 is odd") { () throws(HangarError) in
             try PropertyListValueDecoder().decode([String: [Even]].self, from: ["numbers": [2, 3]])
         }
     }
@@ -95,7 +95,7 @@ import Testing
     }
 
     @Test func readingPastTheEndOfAnArrayIsAnError() {
-        expectModelError(.missingKey, "pair: expected more than 1 elements") { () throws(ModelError) in
+        expectModelError(.missingKey, "pair: expected more than 1 elements") { () throws(HangarError) in
             try PropertyListValueDecoder().decode([String: Pair].self, from: ["pair": [1]])
         }
     }
@@ -104,7 +104,7 @@ import Testing
     struct Celsius: Codable, PropertyListRepresentable, Equatable {
         var degrees: Double
         init(degrees: Double) { self.degrees = degrees }
-        init(propertyList: PropertyList) throws(ModelError) { degrees = try Double(propertyList: propertyList) }
+        init(propertyList: PropertyList) throws(HangarError) { degrees = try Double(propertyList: propertyList) }
         var propertyListRepresentation: PropertyList { .real(degrees) }
     }
 
@@ -115,7 +115,7 @@ import Testing
             try PropertyListValueDecoder().decode([String: Celsius].self, from: value) == [
                 "oat": Celsius(degrees: -3.5)
             ])
-        expectModelError(.typeMismatch, #"oat: expected real, found string "cold""#) { () throws(ModelError) in
+        expectModelError(.typeMismatch, #"oat: expected real, found string "cold""#) { () throws(HangarError) in
             try PropertyListValueDecoder().decode([String: Celsius].self, from: ["oat": "cold"])
         }
     }

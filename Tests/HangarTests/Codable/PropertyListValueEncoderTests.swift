@@ -108,13 +108,13 @@ enum CodableFixtures {
 
     @Test func aNilInAnArrayIsUnrepresentable() {
         expectModelError(.unrepresentable, "list[1]: property lists have no null; leave the key out instead") {
-            () throws(ModelError) in try PropertyListValueEncoder().encode(["list": [1, nil, 3] as [Int?]])
+            () throws(HangarError) in try PropertyListValueEncoder().encode(["list": [1, nil, 3] as [Int?]])
         }
     }
 
     @Test func aNilAtTheTopIsUnrepresentable() {
         expectModelError(.unrepresentable, "property lists have no null; leave the key out instead") {
-            () throws(ModelError) in try PropertyListValueEncoder().encode(nil as Int?)
+            () throws(HangarError) in try PropertyListValueEncoder().encode(nil as Int?)
         }
     }
 
@@ -123,7 +123,7 @@ enum CodableFixtures {
     }
 
     @Test func aValueThatEncodesNothingIsUnrepresentable() {
-        expectModelError(.unrepresentable, "inner: Silent encoded no value") { () throws(ModelError) in
+        expectModelError(.unrepresentable, "inner: Silent encoded no value") { () throws(HangarError) in
             try PropertyListValueEncoder().encode(["inner": Silent()])
         }
     }
@@ -138,7 +138,7 @@ enum CodableFixtures {
             _ = try PropertyListValueEncoder().encode(["a": [Refuses()]])
             Issue.record("expected an error")
         } catch {
-            #expect(error.kind == .invalidValue)
+            #expect(error.code == .invalidValue)
             #expect(error.path.description == "a[0]")
             #expect(error.underlying is Refuses.Failure)
         }

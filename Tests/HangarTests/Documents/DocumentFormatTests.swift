@@ -51,8 +51,8 @@ import Testing
         #expect {
             try Self.pilotsFormat().open(document, name: "pilots/x")
         } throws: { error in
-            guard let error = error as? DocumentError else { return false }
-            return error.kind == .newerMajor && error.storedVersion == DocumentVersion(major: 4, minor: 0)
+            guard let error = error as? HangarError else { return false }
+            return error.code == .newerMajor && error.storedVersion == DocumentVersion(major: 4, minor: 0)
                 && error.description
                     == "pilots/x: major version 4 is newer than this code reads (3); the document is left as it is"
         }
@@ -67,7 +67,7 @@ import Testing
 
     @Test(arguments: [
         (
-            PropertyList.array([]), DocumentError.Kind.notAnEnvelope,
+            PropertyList.array([]), HangarError.Code.notAnEnvelope,
             "The document's top level is array, not a dictionary"
         ),
         (PropertyList.dictionary(["minorVersion": 0]), .missingVersion, "The document has no majorVersion"),
@@ -84,17 +84,17 @@ import Testing
             "minorVersion is real 1.5, not a non-negative integer"
         ),
     ])
-    func badEnvelopes(document: PropertyList, kind: DocumentError.Kind, message: String) {
+    func badEnvelopes(document: PropertyList, kind: HangarError.Code, message: String) {
         #expect {
             try Self.pilotsFormat().open(document)
         } throws: { error in
-            (error as? DocumentError)?.kind == kind && (error as? DocumentError)?.description == message
+            (error as? HangarError)?.code == kind && (error as? HangarError)?.description == message
         }
     }
 
     @Test func minorIsRequiredWhenTheFormatSaysSo() throws {
         let format = DocumentFormat(current: .init(major: 1, minor: 0), defaultMinor: nil)
-        #expect(throws: DocumentError.self) { try format.open(["majorVersion": 1]) }
+        #expect(throws: HangarError.self) { try format.open(["majorVersion": 1]) }
         let lenient = DocumentFormat(current: .init(major: 1, minor: 0))
         #expect(try lenient.open(["majorVersion": 1]).storedVersion == DocumentVersion(major: 1, minor: 0))
     }
@@ -106,7 +106,7 @@ import Testing
         #expect {
             try format.open(["majorVersion": 1])
         } throws: { error in
-            (error as? DocumentError)?.kind == .unsupportedOldMajor
+            (error as? HangarError)?.code == .unsupportedOldMajor
         }
     }
 
@@ -116,9 +116,9 @@ import Testing
                 current: .init(major: 3, minor: 0), oldestReadableMajor: 1,
                 migrations: [DocumentMigration(from: 1, "one") { $0 }])
         } throws: { error in
-            (error as? DocumentError)?.description == "No migration from major 2 to 3"
+            (error as? HangarError)?.description == "No migration from major 2 to 3"
         }
-        #expect(throws: DocumentError.self) {
+        #expect(throws: HangarError.self) {
             try DocumentFormat.validate(
                 current: .init(major: 2, minor: 0), oldestReadableMajor: 1,
                 migrations: [DocumentMigration(from: 1, "a") { $0 }, DocumentMigration(from: 1, "b") { $0 }])
@@ -139,8 +139,8 @@ import Testing
         #expect {
             try format.open(["majorVersion": 1], name: "pilots/a")
         } throws: { error in
-            guard let error = error as? DocumentError else { return false }
-            return error.kind == .migrationFailed
+            guard let error = error as? HangarError else { return false }
+            return error.code == .migrationFailed
                 && error.description.hasPrefix("pilots/a: migration \"split name\" from major 1 failed: ")
                 && error.underlying is Broken
         }
@@ -175,18 +175,18 @@ import Testing
     }
 }
 
-@Suite struct DocumentErrorKindTests {
-    @Test func kindsMatchInCatchClausesAndDescribeThemselves() {
+@Suite struct DocumentErrorCodeTests {
+    @Test func codesMatchInCatchClausesAndDescribeThemselves() {
         let format = DocumentFormat(current: DocumentVersion(major: 1, minor: 0), oldestReadableMajor: 1)
         do {
             _ = try format.open(["majorVersion": 9, "minorVersion": 0])
             Issue.record("a newer major must be refused")
-        } catch DocumentError.Kind.newerMajor {
-            // Matched by kind, not by message.
+        } catch HangarError.Code.newerMajor {
+            // Matched by code, not by message.
         } catch {
             Issue.record("unexpected \(error)")
         }
-        #expect(DocumentError.Kind.newerMajor.description == "newerMajor")
-        #expect(DocumentError.Kind.newerMajor != .migrationFailed)
+        #expect(HangarError.Code.newerMajor.description == "newerMajor")
+        #expect(HangarError.Code.newerMajor != .migrationFailed)
     }
 }

@@ -69,7 +69,7 @@ import Testing
             value = .dictionary(pilot)
         }
         expectModelError(.typeMismatch, #"airplanes[1].engineHours: expected integer, found string "12""#) {
-            () throws(ModelError) in try ClassRegistry.pilots.decode(Pilot.self, from: value)
+            () throws(HangarError) in try ClassRegistry.pilots.decode(Pilot.self, from: value)
         }
     }
 
@@ -79,13 +79,13 @@ import Testing
             "airplanes": [["class": "Airplane", "model": "m", "registrationNumber": "r", "airframeHours": -1]],
         ]
         expectModelError(.outOfRange, "airplanes[0].airframeHours: integer -1 is out of range for UInt64") {
-            () throws(ModelError) in try ClassRegistry.pilots.decode(Pilot.self, from: value)
+            () throws(HangarError) in try ClassRegistry.pilots.decode(Pilot.self, from: value)
         }
     }
 
     @Test func missingNameInAListOfPilots() {
         let pilots: PropertyList = ["pilots": [["airplanes": []]]]
-        expectModelError(.missingKey, #"pilots[0]: missing key "name""#) { () throws(ModelError) in
+        expectModelError(.missingKey, #"pilots[0]: missing key "name""#) { () throws(HangarError) in
             try DictionaryReader(pilots).read("pilots", as: [Pilot].self)
         }
     }

@@ -33,7 +33,7 @@ struct Airfield: VersionedDocument {
         self.elevationFeet = elevationFeet
     }
 
-    init(propertyList: PropertyList) throws(ModelError) {
+    init(propertyList: PropertyList) throws(HangarError) {
         let reader = try DictionaryReader(propertyList)
         icao = try reader.read("icao")
         name = try reader.read("name")

@@ -10,14 +10,14 @@ let balloonInits = Mutex(0)
 /// A class registered for its own base type (a balloon is no airplane), never for `Airplane`.
 final class Balloon: PropertyListRepresentable, @unchecked Sendable {
     init() {}
-    init(propertyList: PropertyList) throws(ModelError) {
+    init(propertyList: PropertyList) throws(HangarError) {
         balloonInits.withLock { $0 += 1 }
     }
     var propertyListRepresentation: PropertyList { [:] }
 }
 
 /// Hostile Pilot documents, as bytes a user could hand over: the class tag inside them must be refused through the
-/// registry's allow-list, with the right `ModelError` kind and path, before any initializer of the tagged type runs.
+/// registry's allow-list, with the right `HangarError` kind and path, before any initializer of the tagged type runs.
 @Suite struct HostileModelTests {
     static let registry: ClassRegistry = {
         var registry = ClassRegistry.pilots
@@ -28,7 +28,7 @@ final class Balloon: PropertyListRepresentable, @unchecked Sendable {
     struct Case: Sendable, CustomTestStringConvertible {
         let name: String
         let document: String
-        let kind: ModelError.Kind
+        let kind: HangarError.Code
         let description: String
         var testDescription: String { name }
     }
@@ -85,7 +85,7 @@ final class Balloon: PropertyListRepresentable, @unchecked Sendable {
         let value = try PropertyList(xml: Array(hostile.document.utf8))
         let clock = ContinuousClock()
         let start = clock.now
-        expectModelError(hostile.kind, hostile.description) { () throws(ModelError) in
+        expectModelError(hostile.kind, hostile.description) { () throws(HangarError) in
             try Self.registry.decode(Pilot.self, from: value)
         }
         #expect(clock.now - start < .seconds(1))

@@ -172,8 +172,8 @@ import Testing
         #expect {
             try Pilot.format.open(Self.futureEnvelope(), name: "pilots/ada")
         } throws: { error in
-            guard let error = error as? DocumentError else { return false }
-            return error.kind == .newerMajor && error.storedVersion == DocumentVersion(major: 3, minor: 0)
+            guard let error = error as? HangarError else { return false }
+            return error.code == .newerMajor && error.storedVersion == DocumentVersion(major: 3, minor: 0)
                 && error.description
                     == "pilots/ada: major version 3 is newer than this code reads (2); the document is left as it is"
         }
@@ -188,7 +188,7 @@ import Testing
         #expect {
             try store.importFile(path, into: Pilot.collection)
         } throws: { error in
-            guard case StoreError.newerMajor = error else { return false }
+            guard case HangarError.newerMajor = error else { return false }
             return true
         }
         #expect(try MigrationCorpus.bytes(path) == bytes)
@@ -205,11 +205,11 @@ import Testing
         }
         let store = try MigrationCorpus.makeStore(path: path)
         let before = try #require(try store.read { try $0.document(in: Pilot.collection, key: "ada") })
-        #expect(throws: StoreError.self) { try store.read { try $0.load(Pilot.self, key: "ada") } }
+        #expect(throws: HangarError.self) { try store.read { try $0.load(Pilot.self, key: "ada") } }
         #expect {
             try store.write { try $0.save(MigrationCorpus.canonicalPilot, key: "ada") }
         } throws: { error in
-            guard case StoreError.newerMajor = error else { return false }
+            guard case HangarError.newerMajor = error else { return false }
             return true
         }
         let report = try store.upgrade(Pilot.self)
@@ -283,8 +283,8 @@ import Testing
         #expect {
             try Pilot.format.open(Self.v1Document(airplane: airplane), name: "pilots/x")
         } throws: { error in
-            guard let error = error as? DocumentError else { return false }
-            return error.kind == .migrationFailed
+            guard let error = error as? HangarError else { return false }
+            return error.code == .migrationFailed
                 && error.description
                     == "pilots/x: migration \"\(PilotFormat.v1ToV2.name)\" from major 1 failed: \(reason)"
         }

@@ -28,19 +28,19 @@ import Testing
     }
 
     @Test func missingRequiredKeyNamesTheKey() {
-        expectModelError(.missingKey, #"missing key "name""#) { () throws(ModelError) in
+        expectModelError(.missingKey, #"missing key "name""#) { () throws(HangarError) in
             try DictionaryReader(["hours": 1]).read(Key.name, as: String.self)
         }
     }
 
     @Test func presentOptionalOfTheWrongKindIsAnErrorNotNil() {
-        expectModelError(.typeMismatch, #"nickname: expected string, found integer 7"#) { () throws(ModelError) in
+        expectModelError(.typeMismatch, #"nickname: expected string, found integer 7"#) { () throws(HangarError) in
             try DictionaryReader(["nickname": 7]).readIfPresent(Key.nickname, as: String.self)
         }
     }
 
     @Test func aNonDictionaryCannotBeRead() {
-        expectModelError(.typeMismatch, "expected dictionary, found array (0 elements)") { () throws(ModelError) in
+        expectModelError(.typeMismatch, "expected dictionary, found array (0 elements)") { () throws(HangarError) in
             try DictionaryReader([])
         }
     }
@@ -66,7 +66,7 @@ import Testing
             Issue.record("\(error)")
             return
         }
-        expectModelError(.outOfRange, description) { () throws(ModelError) -> String in
+        expectModelError(.outOfRange, description) { () throws(HangarError) -> String in
             switch type {
             case "UInt64": "\(try reader.read("hours", as: UInt64.self))"
             case "Int": "\(try reader.read("hours", as: Int.self))"
@@ -93,7 +93,8 @@ import Testing
     }
 
     @Test func integerFromAStringIsATypeMismatch() {
-        expectModelError(.typeMismatch, #"engineHours: expected integer, found string "12""#) { () throws(ModelError) in
+        expectModelError(.typeMismatch, #"engineHours: expected integer, found string "12""#) {
+            () throws(HangarError) in
             try DictionaryReader(["engineHours": "12"]).read("engineHours", as: UInt64.self)
         }
     }
@@ -106,12 +107,12 @@ import Testing
         #expect(try reader.read("i", as: Double.self) == 3)
         #expect(try reader.read("r", as: Float.self) == 1.5)
         expectModelError(.outOfRange, "big: integer 18446744073709551615 is out of range for Double") {
-            () throws(ModelError) in try reader.read("big", as: Double.self)
+            () throws(HangarError) in try reader.read("big", as: Double.self)
         }
     }
 
     @Test func floatOutOfRangeIsAnError() {
-        expectModelError(.outOfRange, "r: real 1e+300 is out of range for Float") { () throws(ModelError) in
+        expectModelError(.outOfRange, "r: real 1e+300 is out of range for Float") { () throws(HangarError) in
             try DictionaryReader(["r": 1e300]).read("r", as: Float.self)
         }
     }
@@ -123,10 +124,10 @@ import Testing
         #expect(try reader.readBytes("blob") == [0, 255])
         #expect(try reader.readBytesIfPresent("none") == nil)
         expectModelError(.typeMismatch, "when: expected data, found date 2001-01-02T00:00:00Z") {
-            () throws(ModelError) in try reader.readBytes("when")
+            () throws(HangarError) in try reader.readBytes("when")
         }
         expectModelError(.typeMismatch, "blob: expected date, found data (2 bytes)") {
-            () throws(ModelError) in try reader.read("blob", as: Date.self)
+            () throws(HangarError) in try reader.read("blob", as: Date.self)
         }
     }
 
@@ -137,10 +138,10 @@ import Testing
         ])
         #expect(try reader.read(Key.homepage, as: URL.self) == URL(string: "https://example.org/a"))
         #expect(try reader.read(Key.id, as: UUID.self) == id)
-        expectModelError(.invalidValue, #"badID: string "nope" is not a valid UUID"#) { () throws(ModelError) in
+        expectModelError(.invalidValue, #"badID: string "nope" is not a valid UUID"#) { () throws(HangarError) in
             try reader.read("badID", as: UUID.self)
         }
-        expectModelError(.invalidValue, #"badURL: string "" is not a valid URL"#) { () throws(ModelError) in
+        expectModelError(.invalidValue, #"badURL: string "" is not a valid URL"#) { () throws(HangarError) in
             try reader.read("badURL", as: URL.self)
         }
     }
@@ -149,7 +150,7 @@ import Testing
         let reader = try DictionaryReader(["engine": "jet", "seats": 2, "bad": "rocket"])
         #expect(try reader.read(Key.engine, as: Engine.self) == .jet)
         #expect(try reader.read("seats", as: Seats.self) == .two)
-        expectModelError(.invalidValue, #"bad: string "rocket" is not a valid Engine"#) { () throws(ModelError) in
+        expectModelError(.invalidValue, #"bad: string "rocket" is not a valid Engine"#) { () throws(HangarError) in
             try reader.read("bad", as: Engine.self)
         }
         #expect(Engine.turboprop.propertyListRepresentation == "turboprop")
@@ -160,9 +161,9 @@ import Testing
         let medical = try reader.nested(Key.profile).nested("medical")
         #expect(medical.path.description == "profile.medical")
         expectModelError(.typeMismatch, #"profile.medical.class: expected integer, found string "two""#) {
-            () throws(ModelError) in try medical.read("class", as: Int.self)
+            () throws(HangarError) in try medical.read("class", as: Int.self)
         }
-        expectModelError(.missingKey, #"profile: missing key "license""#) { () throws(ModelError) in
+        expectModelError(.missingKey, #"profile: missing key "license""#) { () throws(HangarError) in
             try reader.nested(Key.profile).nested("license")
         }
         #expect(try reader.nestedIfPresent("other") == nil)
@@ -170,10 +171,10 @@ import Testing
 
     @Test func arraysAndDictionariesOfValuesCarryIndexesAndKeys() throws {
         let reader = try DictionaryReader(["hours": [1, 2, "3"], "byName": ["a": 1, "b": true]])
-        expectModelError(.typeMismatch, #"hours[2]: expected integer, found string "3""#) { () throws(ModelError) in
+        expectModelError(.typeMismatch, #"hours[2]: expected integer, found string "3""#) { () throws(HangarError) in
             try reader.read("hours", as: [Int].self)
         }
-        expectModelError(.typeMismatch, "byName.b: expected integer, found boolean true") { () throws(ModelError) in
+        expectModelError(.typeMismatch, "byName.b: expected integer, found boolean true") { () throws(HangarError) in
             try reader.read("byName", as: [String: Int].self)
         }
     }

@@ -4,18 +4,18 @@ import Testing
 
 @Suite struct ModelErrorTests {
     @Test func descriptionIsPathThenMessage() {
-        let error = ModelError(.invalidValue, "too many hours", at: ModelPath([.key("airplanes"), .index(0)]))
+        let error = HangarError(.invalidValue, "too many hours", at: ModelPath([.key("airplanes"), .index(0)]))
         #expect(error.description == "airplanes[0]: too many hours")
         #expect(error.message == "too many hours")
-        #expect(error.kind == .invalidValue)
+        #expect(error.code == .invalidValue)
     }
 
     @Test func atTheRootTheDescriptionIsTheMessage() {
-        #expect(ModelError(.missingKey, #"missing key "name""#).description == #"missing key "name""#)
+        #expect(HangarError(.missingKey, #"missing key "name""#).description == #"missing key "name""#)
     }
 
     @Test func kindsHaveStableNames() {
-        let kinds: [ModelError.Kind] = [
+        let kinds: [HangarError.Code] = [
             .missingKey, .typeMismatch, .outOfRange, .invalidValue, .unknownClassTag, .disallowedClassTag,
             .unrepresentable,
         ]
@@ -43,6 +43,6 @@ import Testing
         (.string("a\"b\n"), #"expected integer, found string "a\"b\n""#),
     ])
     func mismatchMessagesShowWhatWasFound(found: PropertyList, message: String) {
-        expectModelError(.typeMismatch, message) { () throws(ModelError) in try Int(propertyList: found) }
+        expectModelError(.typeMismatch, message) { () throws(HangarError) in try Int(propertyList: found) }
     }
 }

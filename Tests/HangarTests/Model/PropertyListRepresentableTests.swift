@@ -19,7 +19,7 @@ import Testing
             self.totals = totals
         }
 
-        init(propertyList: PropertyList) throws(ModelError) {
+        init(propertyList: PropertyList) throws(HangarError) {
             let reader = try DictionaryReader(propertyList)
             owner = try reader.read(Key.owner)
             entries = try reader.read(Key.entries)
@@ -47,7 +47,7 @@ import Testing
             self.minutes = minutes
         }
 
-        init(propertyList: PropertyList) throws(ModelError) {
+        init(propertyList: PropertyList) throws(HangarError) {
             let reader = try DictionaryReader(propertyList)
             date = try reader.read(Key.date)
             minutes = try reader.read(Key.minutes)
@@ -84,19 +84,19 @@ import Testing
             "entries": [["date": .date(0), "minutes": 1], ["date": .date(0), "minutes": "12"]],
         ]
         expectModelError(.typeMismatch, #"entries[1].minutes: expected integer, found string "12""#) {
-            () throws(ModelError) in try Logbook(propertyList: value)
+            () throws(HangarError) in try Logbook(propertyList: value)
         }
         let wrapped: PropertyList = ["objects": [[:], [:], [:], ["logbook": value]]]
         expectModelError(.typeMismatch, #"objects[3].logbook.entries[1].minutes: expected integer, found string "12""#)
         {
-            () throws(ModelError) in
+            () throws(HangarError) in
             try DictionaryReader(wrapped).read("objects", as: [[String: Logbook]].self)
         }
     }
 
     @Test func missingKeyInAnArrayElementNamesTheElement() {
         let value: PropertyList = ["owner": "Ada", "totals": [:], "entries": [["minutes": 1]]]
-        expectModelError(.missingKey, #"entries[0]: missing key "date""#) { () throws(ModelError) in
+        expectModelError(.missingKey, #"entries[0]: missing key "date""#) { () throws(HangarError) in
             try Logbook(propertyList: value)
         }
     }

@@ -41,7 +41,7 @@ final class Bushplane: Airplane, @unchecked Sendable {}
 
     @Test func withoutTheAliasTheOldTagIsUnknown() {
         expectModelError(.unknownClassTag, #"[0]: unknown class tag "MotorAirplane" for Airplane"#) {
-            () throws(ModelError) in
+            () throws(HangarError) in
             try ClassRegistry.pilots.decode([Airplane].self, from: [Self.airplane(tagged: "MotorAirplane")])
         }
     }
@@ -52,7 +52,7 @@ final class Bushplane: Airplane, @unchecked Sendable {}
         #expect(Self.registry.tags(for: Pilot.self).isEmpty)
         expectModelError(
             .disallowedClassTag, #"class tag "Taildragger" is registered for Airplane, not for Bushplane"#
-        ) { () throws(ModelError) in
+        ) { () throws(HangarError) in
             try Self.registry.decode(Bushplane.self, from: Self.airplane(tagged: "Taildragger"))
         }
     }

@@ -11,7 +11,7 @@ let intruderInits = Mutex(0)
 
 /// An `Airplane` subclass nobody registered, with a side effect in its initializer.
 final class Stowaway: Airplane, @unchecked Sendable {
-    required init(propertyList: PropertyList) throws(ModelError) {
+    required init(propertyList: PropertyList) throws(HangarError) {
         stowawayInits.withLock { $0 += 1 }
         try super.init(propertyList: propertyList)
     }
@@ -20,7 +20,7 @@ final class Stowaway: Airplane, @unchecked Sendable {
 /// A class registered, but for its own base type, never for `Airplane`.
 final class Intruder: PropertyListRepresentable, @unchecked Sendable {
     init() {}
-    init(propertyList: PropertyList) throws(ModelError) {
+    init(propertyList: PropertyList) throws(HangarError) {
         intruderInits.withLock { $0 += 1 }
     }
     var propertyListRepresentation: PropertyList { [:] }
@@ -45,7 +45,7 @@ final class Intruder: PropertyListRepresentable, @unchecked Sendable {
     @Test func unknownTagIsRefusedAndNothingIsConstructed() {
         let value: PropertyList = ["name": "X", "airplanes": [Self.airplane, Self.tagged("Stowaway")]]
         expectModelError(.unknownClassTag, #"airplanes[1]: unknown class tag "Stowaway" for Airplane"#) {
-            () throws(ModelError) in try ClassRegistry.pilots.decode(Pilot.self, from: value)
+            () throws(HangarError) in try ClassRegistry.pilots.decode(Pilot.self, from: value)
         }
         #expect(stowawayInits.withLock { $0 } == 0)
     }
@@ -54,7 +54,7 @@ final class Intruder: PropertyListRepresentable, @unchecked Sendable {
         let value: PropertyList = ["name": "X", "airplanes": [Self.tagged("Intruder")]]
         expectModelError(
             .disallowedClassTag, #"airplanes[0]: class tag "Intruder" is registered for Intruder, not for Airplane"#
-        ) { () throws(ModelError) in try Self.registryWithIntruder.decode(Pilot.self, from: value) }
+        ) { () throws(HangarError) in try Self.registryWithIntruder.decode(Pilot.self, from: value) }
         #expect(intruderInits.withLock { $0 } == 0)
     }
 
@@ -65,7 +65,7 @@ final class Intruder: PropertyListRepresentable, @unchecked Sendable {
     }
 
     @Test func aTagMustBeAString() {
-        expectModelError(.typeMismatch, "[0].class: expected string, found integer 5") { () throws(ModelError) in
+        expectModelError(.typeMismatch, "[0].class: expected string, found integer 5") { () throws(HangarError) in
             try ClassRegistry.pilots.decode([Airplane].self, from: [Self.tagged(5)])
         }
     }
@@ -73,7 +73,7 @@ final class Intruder: PropertyListRepresentable, @unchecked Sendable {
     @Test func withoutARegistryTaggedValuesAreRefused() {
         #expect(ClassRegistry.current.tags(for: Airplane.self).isEmpty)
         expectModelError(.unknownClassTag, #"airplanes[0]: unknown class tag "Glider" for Airplane"#) {
-            () throws(ModelError) in try Pilot(propertyList: ["name": "X", "airplanes": [Self.tagged("Glider")]])
+            () throws(HangarError) in try Pilot(propertyList: ["name": "X", "airplanes": [Self.tagged("Glider")]])
         }
     }
 

@@ -76,7 +76,7 @@ import Testing
             _ = try [String: Int](propertyList: value)
             Issue.record("expected an error: a [String: Int] cannot hold both keys")
         } catch {
-            #expect(error.kind == .invalidValue)
+            #expect(error.code == .invalidValue)
             #expect(error.message.contains("canonically equivalent"))
         }
         // Distinct keys read as before.

@@ -101,7 +101,7 @@ import Testing
                     try transaction.save(Note(title: "t\(index)", body: "", priority: index), key: "k\(index)")
                 }
             }
-            #expect(throws: StoreError.self) {
+            #expect(throws: HangarError.self) {
                 try store.read { try $0.keys(in: "notes", index: "priority", equalTo: 1) }
             }
         }
@@ -159,7 +159,7 @@ import Testing
             #expect {
                 try transaction.save(Note(title: "N123", body: "second"), key: "b")
             } throws: { error in
-                guard let error = error as? StoreError, error.kind == .duplicate else { return false }
+                guard let error = error as? HangarError, error.code == .duplicate else { return false }
                 return error.index == "title" && error.otherKey == "a" && error.key == "b"
             }
         }
@@ -181,7 +181,7 @@ import Testing
         #expect {
             try Store(path: path, configuration: unique)
         } throws: { error in
-            guard let error = error as? StoreError, error.kind == .duplicate else { return false }
+            guard let error = error as? HangarError, error.code == .duplicate else { return false }
             return error.index == "title" && error.otherKey == "a" && error.key == "b"
         }
         let raw = try SQLiteConnection(path: path, mode: .readOnly, busyTimeout: 1000)
@@ -199,6 +199,6 @@ import Testing
         let store = try Store(
             path: path, configuration: noteConfiguration(CollectionOptions(indexes: [.path("priority")])))
         #expect(try store.read { try $0.keys(in: "notes", index: "priority", equalTo: 4) } == ["good"])
-        #expect(throws: StoreError.self) { try store.read { try $0.load(Note.self, key: "bad") } }
+        #expect(throws: HangarError.self) { try store.read { try $0.load(Note.self, key: "bad") } }
     }
 }

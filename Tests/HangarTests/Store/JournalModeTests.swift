@@ -12,7 +12,7 @@ import Testing
         #expect {
             try StoreSchema.requireWriteAheadLog(connection, path: path)
         } throws: { error in
-            guard case StoreError.unsupportedFileSystem = error else { return false }
+            guard case HangarError.unsupportedFileSystem = error else { return false }
             return true
         }
     }

@@ -16,7 +16,7 @@ import Testing
             self.altitude = altitude
         }
 
-        init(propertyList: PropertyList) throws(ModelError) {
+        init(propertyList: PropertyList) throws(HangarError) {
             let reader = try DictionaryReader(propertyList)
             name = try reader.read(Key.name)
             altitude = try reader.read(Key.altitude)
@@ -40,7 +40,7 @@ import Testing
             self.waypoints = waypoints
         }
 
-        init(propertyList: PropertyList) throws(ModelError) {
+        init(propertyList: PropertyList) throws(HangarError) {
             waypoints = try DictionaryReader(propertyList).read("waypoints")
         }
 

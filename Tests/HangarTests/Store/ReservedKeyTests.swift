@@ -16,7 +16,7 @@ struct Tagged: VersionedDocument, Equatable, Sendable {
         self.value = value
     }
 
-    init(propertyList: PropertyList) throws(ModelError) {
+    init(propertyList: PropertyList) throws(HangarError) {
         let reader = try DictionaryReader(propertyList)
         extraKey = try reader.read("extraKey")
         value = try reader.read("value")
@@ -38,7 +38,7 @@ struct Tagged: VersionedDocument, Equatable, Sendable {
         #expect {
             try store.write { try $0.save(Tagged(extraKey: reserved, value: "2"), key: "k") }
         } throws: { error in
-            guard let error = error as? StoreError, error.kind == .reservedKey else { return false }
+            guard let error = error as? HangarError, error.code == .reservedKey else { return false }
             return error.field == reserved && error.key == "k"
         }
         #expect(try store.read { try $0.count(in: "tagged") } == 0)

@@ -21,7 +21,7 @@ import Testing
             #expect {
                 try store.write { try $0.save(Note(title: "stale", body: ""), key: "k", expectedRevision: 1) }
             } throws: { error in
-                guard case StoreError.conflict = error else { return false }
+                guard case HangarError.conflict = error else { return false }
                 return true
             }
             #expect(try store.write { try $0.delete(key: "k", in: "notes", expectedRevision: 2) })

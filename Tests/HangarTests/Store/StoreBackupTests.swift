@@ -106,7 +106,7 @@ import Testing
         #expect {
             _ = try Store(path: path)
         } throws: { error in
-            guard case StoreError.unsupportedFileSystem = error else { return false }
+            guard case HangarError.unsupportedFileSystem = error else { return false }
             return "\(error)".contains("cannot use a write-ahead log")
                 && "\(error)".contains("SQLite's journal mode is")
         }

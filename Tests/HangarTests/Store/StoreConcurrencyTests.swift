@@ -192,7 +192,7 @@ import Testing
                             }
                             tally.increment()
                             break
-                        } catch StoreError.conflict {
+                        } catch HangarError.conflict {
                             tally.conflict()
                         }
                     }
@@ -224,7 +224,7 @@ import Testing
                     }
                     tally.increment()
                     return
-                } catch StoreError.conflict {
+                } catch HangarError.conflict {
                     tally.conflict()
                 }
             }

@@ -24,7 +24,7 @@ import Testing
         #expect {
             try store.export(key: "missing", in: "notes", to: directory + "/m.plist")
         } throws: { error in
-            guard case StoreError.notFound = error else { return false }
+            guard case HangarError.notFound = error else { return false }
             return !FileManager.default.fileExists(atPath: directory + "/m.plist")
         }
     }
@@ -103,7 +103,7 @@ import Testing
         #expect {
             try store.importFiles(paths[..<10] + [bad] + paths[10...], into: "notes")
         } throws: { error in
-            guard let error = error as? StoreError, error.kind == .invalidDocument else { return false }
+            guard let error = error as? HangarError, error.code == .invalidDocument else { return false }
             return error.file == bad
         }
         #expect(try store.read { try $0.count(in: "notes") } == 0)
@@ -112,7 +112,7 @@ import Testing
         #expect {
             try store.importFiles(paths, into: "notes")
         } throws: { error in
-            guard let error = error as? StoreError, error.kind == .newerMajor else { return false }
+            guard let error = error as? HangarError, error.code == .newerMajor else { return false }
             return error.file == paths[5]
         }
         #expect(try store.read { try $0.keys(in: "notes") } == ["n5"])
@@ -138,7 +138,7 @@ import Testing
         var configuration = StoreConfiguration()
         configuration.collections["notes"] = CollectionOptions(format: Note.format)
         let store = try Store.inMemory(configuration: configuration)
-        let cases: [(String, [UInt8], StoreError.Kind)] = [
+        let cases: [(String, [UInt8], HangarError.Code)] = [
             ("garbage.plist", Array("not a plist at all {".utf8), .invalidDocument),
             ("array.plist", try PropertyList.array([1]).encoded(as: .xml), .invalidDocument),
             ("noversion.plist", try PropertyList.dictionary(["title": "x"]).encoded(as: .binary), .invalidDocument),
@@ -149,15 +149,15 @@ import Testing
         ]
         for (name, bytes, kind) in cases {
             try AtomicFile.save(bytes, to: directory + "/" + name)
-            #expect(throws: StoreError.self, "\(name)") { try store.importFile(directory + "/" + name, into: "notes") }
+            #expect(throws: HangarError.self, "\(name)") { try store.importFile(directory + "/" + name, into: "notes") }
             do {
                 try store.importFile(directory + "/" + name, into: "notes")
             } catch {
-                #expect(error.kind == kind, "\(name): \(error)")
+                #expect(error.code == kind, "\(name): \(error)")
             }
         }
         #expect(try store.read { try $0.count(in: "notes") } == 0)
-        #expect(throws: StoreError.self) { try store.importFile(directory + "/absent.plist", into: "notes") }
+        #expect(throws: HangarError.self) { try store.importFile(directory + "/absent.plist", into: "notes") }
     }
 
     @Test func mirrorFollowsSavesAndDeletes() throws {
@@ -187,7 +187,7 @@ import Testing
         try first.write { try $0.save(Note(title: "1", body: ""), key: "k") }
         #expect(try second.read { try $0.load(Note.self, key: "k")?.revision } == 1)
         try second.write { try $0.save(Note(title: "2", body: ""), key: "k", expectedRevision: 1) }
-        #expect(throws: StoreError.self) {
+        #expect(throws: HangarError.self) {
             try first.write { try $0.save(Note(title: "3", body: ""), key: "k", expectedRevision: 1) }
         }
         #expect(try first.read { try $0.load(Note.self, key: "k")?.value.title } == "2")
@@ -207,7 +207,7 @@ import Testing
         #expect {
             try Store(path: path)
         } throws: { error in
-            guard case StoreError.newerSchema = error else { return false }
+            guard case HangarError.newerSchema = error else { return false }
             return "\(error)".contains("has store schema version 99; this Hangar reads up to 2")
         }
         #expect(try AtomicFile.contents(of: path) == before)
@@ -249,7 +249,7 @@ import Testing
         let mirror = directory + "/blocker/mirror"
         let reported = EventLog()
         var configuration = noteConfiguration(CollectionOptions(mirrorDirectory: mirror))
-        configuration.mirrorFailureHandler = { reported.append("\($0.kind) \($0.key ?? "") \($0.file ?? "")") }
+        configuration.mirrorFailureHandler = { reported.append("\($0.code) \($0.key ?? "") \($0.file ?? "")") }
         let store = try backend.makeStore(configuration)
         // The save commits and returns its revision: a caller never retries a write that landed.
         #expect(try store.write { try $0.save(Note(title: "a", body: "1"), key: "a") } == 1)

@@ -29,7 +29,7 @@ struct Note: VersionedDocument, Equatable, Sendable {
         self.priority = priority
     }
 
-    init(propertyList: PropertyList) throws(ModelError) {
+    init(propertyList: PropertyList) throws(HangarError) {
         let reader = try DictionaryReader(propertyList)
         title = try reader.read("title")
         body = try reader.read("body")

@@ -30,12 +30,12 @@ import Testing
         #expect {
             try store.write { try $0.save(Note(title: "A", body: "stale"), key: "a", expectedRevision: 1) }
         } throws: { error in
-            guard case StoreError.conflict = error else { return false }
+            guard case HangarError.conflict = error else { return false }
             return "\(error)" == "notes/a: Expected revision 1, but the stored revision is 2; nothing was written"
         }
         #expect(try store.read { try $0.load(Note.self, key: "a")?.value.body } == "two")
         // 0 means "must not exist yet".
-        #expect(throws: StoreError.self) {
+        #expect(throws: HangarError.self) {
             try store.write { try $0.save(Note(title: "B", body: ""), key: "a", expectedRevision: 0) }
         }
         #expect(try store.write { try $0.save(Note(title: "B", body: ""), key: "b", expectedRevision: 0) } == 1)
@@ -55,7 +55,7 @@ import Testing
         #expect(try store.read { try $0.count(in: "notes") } == 0)
         // A conflict in the middle of a multi-document write undoes the earlier saves too.
         try store.write { try $0.save(Note(title: "C", body: ""), key: "c") }
-        #expect(throws: StoreError.self) {
+        #expect(throws: HangarError.self) {
             try store.write { transaction in
                 try transaction.save(Note(title: "A", body: ""), key: "a")
                 try transaction.save(Note(title: "C2", body: ""), key: "c", expectedRevision: 7)
@@ -97,14 +97,14 @@ import Testing
         #expect {
             try store.read { try $0.load(Note.self, key: "f") }
         } throws: { error in
-            guard case StoreError.newerMajor = error else { return false }
+            guard case HangarError.newerMajor = error else { return false }
             return "\(error)"
                 == "notes/f: Not read: major version 3 is newer than this code reads (2); the document is left as it is"
         }
         #expect {
             try store.write { try $0.save(Note(title: "Old app", body: ""), key: "f") }
         } throws: { error in
-            guard case StoreError.newerMajor = error else { return false }
+            guard case HangarError.newerMajor = error else { return false }
             return true
         }
         let after = try #require(try store.read { try $0.document(in: "notes", key: "f") })
@@ -219,12 +219,12 @@ import Testing
         #expect {
             try store.write { try $0.save(envelope: ["title": "no version"], key: "x", in: "notes") }
         } throws: { error in
-            guard case StoreError.invalidDocument = error else { return false }
+            guard case HangarError.invalidDocument = error else { return false }
             return "\(error)" == "notes/x: Not a document envelope: The document has no majorVersion"
         }
-        #expect(throws: StoreError.self) { try store.write { try $0.save(envelope: [1, 2], key: "x", in: "notes") } }
-        #expect(throws: StoreError.self) { try store.write { try $0.save(Note(title: "", body: ""), key: "") } }
-        #expect(throws: StoreError.self) {
+        #expect(throws: HangarError.self) { try store.write { try $0.save(envelope: [1, 2], key: "x", in: "notes") } }
+        #expect(throws: HangarError.self) { try store.write { try $0.save(Note(title: "", body: ""), key: "") } }
+        #expect(throws: HangarError.self) {
             try store.write { try $0.save(envelope: ["majorVersion": 1, "when": .date(.nan)], key: "x", in: "notes") }
         }
         #expect(try store.read { try $0.count(in: "notes") } == 0)

@@ -45,15 +45,15 @@ import Testing
                 try store.write { try $0.save(Note(title: "t", body: "other \(calls)"), key: "k") }
             }
         } throws: { error in
-            guard case StoreError.contention = error else { return false }
-            return (error as? StoreError)?.key == "k"
+            guard case HangarError.contention = error else { return false }
+            return (error as? HangarError)?.key == "k"
         }
         #expect(calls == 3)
         #expect(try store.read { try $0.load(Note.self, key: "k")?.value.body } == "other 3")
         #expect {
             try store.update(Note.self, key: "missing") { _ in }
         } throws: { error in
-            guard case StoreError.notFound = error else { return false }
+            guard case HangarError.notFound = error else { return false }
             return true
         }
         #expect(try store.update(Note.self, key: "k") { $0.body = "updated" } == 5)

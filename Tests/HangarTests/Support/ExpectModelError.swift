@@ -1,18 +1,18 @@
 import Hangar
 import Testing
 
-/// Runs `body`, expects a `ModelError`, and checks its kind and its description word for word.
+/// Runs `body`, expects a `HangarError`, and checks its kind and its description word for word.
 func expectModelError<R>(
-    _ kind: ModelError.Kind,
+    _ kind: HangarError.Code,
     _ description: String,
     sourceLocation: SourceLocation = #_sourceLocation,
-    _ body: () throws(ModelError) -> R
+    _ body: () throws(HangarError) -> R
 ) {
     do {
         let result = try body()
         Issue.record("expected \(kind) error \"\(description)\", got \(result)", sourceLocation: sourceLocation)
     } catch {
-        #expect(error.kind == kind, sourceLocation: sourceLocation)
+        #expect(error.code == kind, sourceLocation: sourceLocation)
         #expect(error.description == description, sourceLocation: sourceLocation)
     }
 }

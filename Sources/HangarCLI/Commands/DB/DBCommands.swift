@@ -194,7 +194,7 @@ struct DBImport: ParsableCommand {
         let total = files.count
         try withStore(store, creating: true) { store in
             let results: [(key: String, revision: Int)]
-            do throws(StoreError) {
+            do throws(HangarError) {
                 results = try store.importFiles(files, into: collection) { progress in
                     guard total > 1000, progress.done % 1000 == 0 || progress.done == progress.total else { return }
                     let phase = progress.phase == .reading ? "read" : "saved"

@@ -1,8 +1,8 @@
-extension ModelError {
+extension HangarError {
     /// A `DecodingError`, `EncodingError` or any other error a type's own `Codable` code threw at `path`.
     init(bridging error: any Error, at path: ModelPath) {
         switch error {
-        case let error as ModelError:
+        case let error as HangarError:
             self = error
         case DecodingError.keyNotFound(let key, let context):
             self.init(

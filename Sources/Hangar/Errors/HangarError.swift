@@ -1,0 +1,265 @@
+/// The one error the Hangar module throws, from the model layer, the document layer and the store: a code to
+/// match, a message, the cause, and where it happened.
+///
+/// Match codes directly: `catch HangarError.conflict { … }` (or `catch HangarError.Code.conflict`), or compare
+/// ``code``. Show ``description`` to people. It names where the failure happened — the place in a value
+/// (`objects[3].airplanes[1].engineHours: expected integer, found string "12"`), the document, or the collection,
+/// key and SQL statement — never a document's contents or a value bound to a statement.
+public struct HangarError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong. New codes may be added, so `switch` on it with a `default`.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        private enum Name: String, Sendable, Hashable {
+            // The model layer.
+            case missingKey, typeMismatch, outOfRange, invalidValue
+            case unknownClassTag, disallowedClassTag, unrepresentable
+            // Documents.
+            case notAnEnvelope, missingVersion, invalidVersion, newerMajor, unsupportedOldMajor, migrationFailed
+            case invalidFormat
+            // The store.
+            case conflict, notFound, undecodable, invalidDocument, newerSchema, io, invalidName, database
+            case duplicate, reservedKey, contention, unsupportedFileSystem
+        }
+        private let name: Name
+        private init(_ name: Name) { self.name = name }
+
+        // MARK: Models
+
+        /// A required dictionary key is absent (the path names the dictionary, the message the key).
+        public static let missingKey = Code(.missingKey)
+        /// A value has another kind than the model expects (a string where an integer belongs).
+        public static let typeMismatch = Code(.typeMismatch)
+        /// A number does not fit the Swift type that reads it (`-1` into `UInt64`, `300` into `UInt8`).
+        public static let outOfRange = Code(.outOfRange)
+        /// A value of the right kind that the model rejects (an unknown enum case, a malformed URL, …).
+        public static let invalidValue = Code(.invalidValue)
+        /// A `"class"` tag that no type is registered under.
+        public static let unknownClassTag = Code(.unknownClassTag)
+        /// A `"class"` tag registered for another base type than the one being read.
+        public static let disallowedClassTag = Code(.disallowedClassTag)
+        /// A value that has no property-list form (a `nil` in an array, an `Encodable` that encodes nothing).
+        public static let unrepresentable = Code(.unrepresentable)
+
+        // MARK: Documents
+
+        /// The top level is not a dictionary.
+        public static let notAnEnvelope = Code(.notAnEnvelope)
+        /// `majorVersion` (or `minorVersion`, when it is required) is absent.
+        public static let missingVersion = Code(.missingVersion)
+        /// A version key holds something other than a non-negative integer.
+        public static let invalidVersion = Code(.invalidVersion)
+        /// The document's major is newer than this code knows. It is refused and left as it is: not read, and in
+        /// the store not overwritten.
+        public static let newerMajor = Code(.newerMajor)
+        /// The document's major is older than the oldest this code can still migrate.
+        public static let unsupportedOldMajor = Code(.unsupportedOldMajor)
+        /// A migration step threw.
+        public static let migrationFailed = Code(.migrationFailed)
+        /// The format's declaration is inconsistent (a missing or duplicate migration step).
+        public static let invalidFormat = Code(.invalidFormat)
+
+        // MARK: The store
+
+        /// A save or delete named an expected revision and another writer had changed the document.
+        public static let conflict = Code(.conflict)
+        /// The document (or revision, or collection) does not exist.
+        public static let notFound = Code(.notFound)
+        /// A stored document could not be decoded (corrupt bytes, bad envelope, unknown class tag, model error).
+        /// It is left exactly as it is.
+        public static let undecodable = Code(.undecodable)
+        /// A document given to the store is not a valid envelope (no `majorVersion`, not a dictionary).
+        public static let invalidDocument = Code(.invalidDocument)
+        /// The store file was written by a newer version of Hangar; it is not opened, and not changed.
+        public static let newerSchema = Code(.newerSchema)
+        /// A file could not be read or written (export, import, mirror, backup).
+        public static let io = Code(.io)
+        /// A key or collection name is not acceptable (empty, or with a NUL character).
+        public static let invalidName = Code(.invalidName)
+        /// SQLite reported an error not covered above (``HangarError/sqliteResultCode`` says which).
+        public static let database = Code(.database)
+        /// A save would give a unique index a value another document already has: ``HangarError/index`` and
+        /// ``HangarError/otherKey`` name them. The save wrote nothing.
+        public static let duplicate = Code(.duplicate)
+        /// A model's representation uses a key the envelope or the store reserves (``HangarError/field``
+        /// names it): it could be saved but never read back, so it is refused.
+        public static let reservedKey = Code(.reservedKey)
+        /// ``Store/update(_:key:in:maximumAttempts:_:)`` met a conflict on every attempt.
+        public static let contention = Code(.contention)
+        /// The store's file system cannot hold it as it needs (no write-ahead log); it was not opened.
+        public static let unsupportedFileSystem = Code(.unsupportedFileSystem)
+
+        public var description: String { name.rawValue }
+
+        /// Whether the description shows the underlying error. A model error's message already says what
+        /// the cause said (a `DecodingError`'s words); the other layers add the cause's own description.
+        var describesUnderlying: Bool {
+            switch name {
+            case .missingKey, .typeMismatch, .outOfRange, .invalidValue, .unknownClassTag, .disallowedClassTag,
+                .unrepresentable:
+                false
+            default: true
+            }
+        }
+
+        /// `catch HangarError.Code.conflict`: matches a ``HangarError`` with this code.
+        public static func ~= (code: Self, error: any Error) -> Bool {
+            (error as? HangarError)?.code == code
+        }
+    }
+
+    /// What went wrong.
+    public let code: Code
+    /// What went wrong, in words, without where: `expected integer, found string "12"`.
+    public let message: String
+    /// The error that caused this one, if it came from elsewhere: a user's `Codable` code, a migration step, a
+    /// `PropertyListError`, a file system failure, or another `HangarError` (a store error's document error).
+    public let underlying: (any Error)?
+
+    // MARK: Where it happened
+
+    /// Where in the value a model error happened, from the value the caller handed over; ``ModelPath/root``
+    /// for errors of the other layers.
+    public private(set) var path: ModelPath
+    /// The collection concerned, if any.
+    public let collection: String?
+    /// The key concerned, if any.
+    public let key: String?
+    /// The document's name, when a document error was given one (the store gives `collection/key`).
+    public let document: String?
+    /// The version the document declared, for document errors where it was readable.
+    public let storedVersion: DocumentVersion?
+    /// SQLite's result code (extended, as SQLite reported it), for errors SQLite reported.
+    public let sqliteResultCode: SQLiteResultCode?
+    /// The SQL statement that failed, for database errors (never its bound values).
+    public let sql: String?
+    /// The index concerned, for ``Code/duplicate``.
+    public internal(set) var index: String?
+    /// The other document's key, for ``Code/duplicate``.
+    public internal(set) var otherKey: String?
+    /// The reserved content key, for ``Code/reservedKey``.
+    public internal(set) var field: String?
+    /// The file concerned, for imports and mirrors.
+    public internal(set) var file: String?
+    /// The message without the values it quotes from a document (`found string` for `found string "12"`),
+    /// when it quotes any: what a store or document error shows of a model error it wraps.
+    var messageWithoutValues: String?
+
+    /// An error with `code` at `path`. Model initializers use it to reject values the readers cannot judge.
+    public init(_ code: Code, _ message: String, at path: ModelPath = .root, underlying: (any Error)? = nil) {
+        self.init(code, message, at: path, collection: nil, underlying: underlying)
+    }
+
+    init(
+        _ code: Code, _ message: String, at path: ModelPath = .root, collection: String? = nil, key: String? = nil,
+        storedVersion: DocumentVersion? = nil, document: String? = nil, resultCode: Int32? = nil,
+        sql: String? = nil, underlying: (any Error)? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.path = path
+        self.collection = collection
+        self.key = key
+        self.storedVersion = storedVersion
+        self.document = document
+        self.sqliteResultCode = resultCode.map(SQLiteResultCode.init(rawValue:))
+        self.sql = sql
+        self.underlying = underlying
+    }
+
+    /// The message and, outside the model layer, the underlying error: the description without where.
+    ///
+    /// A model error underneath is shown without the values it quotes (`found string`, not `found string "12"`),
+    /// so a store or document error does not repeat a document's values; the model error itself, in
+    /// ``underlying``, still says what it found. Other underlying errors are shown as they describe themselves.
+    public var reason: String {
+        guard let underlying, code.describesUnderlying else { return message }
+        guard let inner = underlying as? HangarError else { return "\(message): \(underlying)" }
+        if !inner.code.describesUnderlying { return "\(message): \(inner.descriptionWithoutValues)" }
+        // An error about a named document already names it: give only its reason.
+        return "\(message): \(inner.document != nil ? inner.reason : inner.description)"
+    }
+
+    /// The description, with a model error's message without the values it quotes.
+    var descriptionWithoutValues: String {
+        let text = messageWithoutValues ?? message
+        return path.isRoot ? text : "\(path): \(text)"
+    }
+
+    /// Where it happened, then the ``reason``, then the SQL statement for database errors:
+    /// `pilots[0]: missing key "name"`, `pilots/ada: Not read: …`, `SQLite error 5: … (while executing `…`)`.
+    public var description: String {
+        var text = ""
+        if let collection {
+            text += key.map { "\(collection)/\($0): " } ?? "\(collection): "
+        } else if let document {
+            text += "\(document): "
+        } else if !path.isRoot {
+            text += "\(path): "
+        }
+        text += reason
+        if let sql { text += " (while executing `\(sql)`)" }
+        return text
+    }
+
+    /// The same error, found inside the value at `prefix`.
+    func rebased(onto prefix: ModelPath) -> HangarError {
+        guard !prefix.isRoot else { return self }
+        var error = self
+        error.path = prefix.appending(contentsOf: path)
+        return error
+    }
+}
+
+extension HangarError {
+    /// ``Code/missingKey``, to match with `catch HangarError.missingKey`.
+    public static let missingKey = Code.missingKey
+    /// ``Code/typeMismatch``, to match with `catch HangarError.typeMismatch`.
+    public static let typeMismatch = Code.typeMismatch
+    /// ``Code/outOfRange``, to match with `catch HangarError.outOfRange`.
+    public static let outOfRange = Code.outOfRange
+    /// ``Code/invalidValue``, to match with `catch HangarError.invalidValue`.
+    public static let invalidValue = Code.invalidValue
+    /// ``Code/unknownClassTag``, to match with `catch HangarError.unknownClassTag`.
+    public static let unknownClassTag = Code.unknownClassTag
+    /// ``Code/disallowedClassTag``, to match with `catch HangarError.disallowedClassTag`.
+    public static let disallowedClassTag = Code.disallowedClassTag
+    /// ``Code/unrepresentable``, to match with `catch HangarError.unrepresentable`.
+    public static let unrepresentable = Code.unrepresentable
+    /// ``Code/notAnEnvelope``, to match with `catch HangarError.notAnEnvelope`.
+    public static let notAnEnvelope = Code.notAnEnvelope
+    /// ``Code/missingVersion``, to match with `catch HangarError.missingVersion`.
+    public static let missingVersion = Code.missingVersion
+    /// ``Code/invalidVersion``, to match with `catch HangarError.invalidVersion`.
+    public static let invalidVersion = Code.invalidVersion
+    /// ``Code/newerMajor``, to match with `catch HangarError.newerMajor`.
+    public static let newerMajor = Code.newerMajor
+    /// ``Code/unsupportedOldMajor``, to match with `catch HangarError.unsupportedOldMajor`.
+    public static let unsupportedOldMajor = Code.unsupportedOldMajor
+    /// ``Code/migrationFailed``, to match with `catch HangarError.migrationFailed`.
+    public static let migrationFailed = Code.migrationFailed
+    /// ``Code/invalidFormat``, to match with `catch HangarError.invalidFormat`.
+    public static let invalidFormat = Code.invalidFormat
+    /// ``Code/conflict``, to match with `catch HangarError.conflict`.
+    public static let conflict = Code.conflict
+    /// ``Code/notFound``, to match with `catch HangarError.notFound`.
+    public static let notFound = Code.notFound
+    /// ``Code/undecodable``, to match with `catch HangarError.undecodable`.
+    public static let undecodable = Code.undecodable
+    /// ``Code/invalidDocument``, to match with `catch HangarError.invalidDocument`.
+    public static let invalidDocument = Code.invalidDocument
+    /// ``Code/newerSchema``, to match with `catch HangarError.newerSchema`.
+    public static let newerSchema = Code.newerSchema
+    /// ``Code/io``, to match with `catch HangarError.io`.
+    public static let io = Code.io
+    /// ``Code/invalidName``, to match with `catch HangarError.invalidName`.
+    public static let invalidName = Code.invalidName
+    /// ``Code/database``, to match with `catch HangarError.database`.
+    public static let database = Code.database
+    /// ``Code/duplicate``, to match with `catch HangarError.duplicate`.
+    public static let duplicate = Code.duplicate
+    /// ``Code/reservedKey``, to match with `catch HangarError.reservedKey`.
+    public static let reservedKey = Code.reservedKey
+    /// ``Code/contention``, to match with `catch HangarError.contention`.
+    public static let contention = Code.contention
+    /// ``Code/unsupportedFileSystem``, to match with `catch HangarError.unsupportedFileSystem`.
+    public static let unsupportedFileSystem = Code.unsupportedFileSystem
+}
