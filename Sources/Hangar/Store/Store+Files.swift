@@ -123,7 +123,7 @@ extension Store {
         _ path: String, into collection: String, key: String? = nil, expectedRevision: Int? = nil
     ) throws(HangarError) -> Int {
         let file = try Self.readImportFile(path, collection: collection, key: key)
-        return try writeRethrowingStoreErrors { transaction throws(HangarError) in
+        return try writeRethrowingHangarErrors { transaction throws(HangarError) in
             try Self.save(file, in: collection, transaction: transaction, expectedRevision: expectedRevision)
         }
     }
@@ -145,7 +145,7 @@ extension Store {
                 progress?(ImportProgress(phase: .reading, done: index + 1, total: paths.count))
             }
         }
-        return try writeRethrowingStoreErrors { transaction throws(HangarError) in
+        return try writeRethrowingHangarErrors { transaction throws(HangarError) in
             var results: [(key: String, revision: Int)] = []
             for (index, file) in files.enumerated() {
                 results.append((file.key, try Self.save(file, in: collection, transaction: transaction)))

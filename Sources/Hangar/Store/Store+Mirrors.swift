@@ -84,7 +84,7 @@ extension Store {
         throws(HangarError)
     {
         let now = Date().timeIntervalSince1970
-        try writeRethrowingStoreErrors { (transaction) throws(HangarError) in
+        try writeRethrowingHangarErrors { (transaction) throws(HangarError) in
             for mirror in cleared {
                 try transaction.execute(
                     StoreSQL.clearMirrorFailure,

@@ -151,7 +151,7 @@ extension Store {
             throw Self.storeError(error)
         }
         guard needed else { return }
-        try writeRethrowingStoreErrors { transaction throws(HangarError) in
+        try writeRethrowingHangarErrors { transaction throws(HangarError) in
             for collection in collections {
                 try transaction.reconcileIndexes(
                     in: collection, rebuildAll: false, progress: self.configuration.indexProgress)
@@ -165,13 +165,13 @@ extension Store {
     public func reindex(_ collection: String, progress: (@Sendable (IndexBuildProgress) -> Void)? = nil)
         throws(HangarError)
     {
-        try writeRethrowingStoreErrors { transaction throws(HangarError) in
+        try writeRethrowingHangarErrors { transaction throws(HangarError) in
             try transaction.reconcileIndexes(in: collection, rebuildAll: true, progress: progress)
         }
     }
 
     /// `write`, for a body that throws only store errors.
-    func writeRethrowingStoreErrors<Result>(_ body: (WriteTransaction) throws(HangarError) -> Result)
+    func writeRethrowingHangarErrors<Result>(_ body: (WriteTransaction) throws(HangarError) -> Result)
         throws(HangarError) -> Result
     {
         do {
