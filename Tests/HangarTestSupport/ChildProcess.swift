@@ -23,8 +23,8 @@ public final class ChildProcess: @unchecked Sendable {
     /// `hangar-stress` sits beside the test bundle in the build folder (it is a dependency of the tests).
     public static let executable = ProcessRunner.builtExecutable(named: "hangar-stress") ?? "hangar-stress"
 
-    /// Starts `hangar-stress arguments…`, its standard error going to `stderrPath`.
-    public init(_ arguments: [String], stderrPath: String) throws {
+    /// Starts `executable arguments…` (`hangar-stress` unless told), its standard error going to `stderrPath`.
+    public init(_ arguments: [String], stderrPath: String, executable: String = ChildProcess.executable) throws {
         self.stderrPath = stderrPath
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
@@ -38,10 +38,10 @@ public final class ChildProcess: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, writeEnd, 1)
         posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        let argv = ([Self.executable] + arguments).map { strdup($0) } + [nil]
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var child: pid_t = 0
-        let status = posix_spawn(&child, Self.executable, &actions, nil, argv, environ)
+        let status = posix_spawn(&child, executable, &actions, nil, argv, environ)
         close(writeEnd)
         guard status == 0 else {
             close(readEnd)

@@ -17,7 +17,7 @@ public struct HangarError: Error, Sendable, CustomStringConvertible {
             case invalidFormat
             // The store.
             case conflict, notFound, undecodable, invalidDocument, newerSchema, io, invalidName, database
-            case duplicate, reservedKey, contention, unsupportedFileSystem
+            case duplicate, reservedKey, contention, unsupportedFileSystem, changesTooOld
         }
         private let name: Name
         private init(_ name: Name) { self.name = name }
@@ -86,6 +86,9 @@ public struct HangarError: Error, Sendable, CustomStringConvertible {
         public static let contention = Code(.contention)
         /// The store's file system cannot hold it as it needs (no write-ahead log); it was not opened.
         public static let unsupportedFileSystem = Code(.unsupportedFileSystem)
+        /// Changes were asked for from a sequence the feed no longer keeps (``HangarError/oldestRetainedSequence``
+        /// is the first it keeps): reading on would skip changes, so nothing is returned.
+        public static let changesTooOld = Code(.changesTooOld)
 
         public var description: String { name.rawValue }
 
@@ -139,6 +142,8 @@ public struct HangarError: Error, Sendable, CustomStringConvertible {
     public internal(set) var field: String?
     /// The file concerned, for imports and mirrors.
     public internal(set) var file: String?
+    /// The oldest change sequence the store still keeps, for ``Code/changesTooOld``.
+    public internal(set) var oldestRetainedSequence: Int?
     /// The message without the values it quotes from a document (`found string` for `found string "12"`),
     /// when it quotes any: what a store or document error shows of a model error it wraps.
     var messageWithoutValues: String?
@@ -262,4 +267,6 @@ extension HangarError {
     public static let contention = Code.contention
     /// ``Code/unsupportedFileSystem``, to match with `catch HangarError.unsupportedFileSystem`.
     public static let unsupportedFileSystem = Code.unsupportedFileSystem
+    /// ``Code/changesTooOld``, to match with `catch HangarError.changesTooOld`.
+    public static let changesTooOld = Code.changesTooOld
 }

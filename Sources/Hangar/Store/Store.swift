@@ -21,6 +21,8 @@ public final class Store: Sendable {
     public let configuration: StoreConfiguration
     private let writer: SerializedConnection
     private let readers: ReaderPool?
+    /// Wakes this store's followers (``follow(after:in:)``) when a write commits changes.
+    let changeSignal = ChangeSignal()
 
     /// Opens the store at `path`, creating it (and its folder) when needed, and brings its schema up to date.
     /// A store written by a newer Hangar is refused and left unchanged.
@@ -125,7 +127,12 @@ public final class Store: Sendable {
             let transaction = WriteTransaction(connection: connection, store: self)
             defer { transaction.invalidate() }
             do throws(TransactionFailure<any Error>) {
-                let result = try connection.transaction(immediate: true) { try body(transaction) }
+                let result = try connection.transaction(immediate: true) {
+                    let result = try body(transaction)
+                    try transaction.finishChanges()
+                    return result
+                }
+                if transaction.recordedChanges { changeSignal.signal() }
                 connection.checkpointIfLogExceeds(Self.logSizeLimit)
                 return (result, transaction.pendingMirrors)
             } catch {

@@ -1,3 +1,4 @@
+public import Foundation
 public import PropertyList
 
 /// How a store is opened and how each collection behaves.
@@ -28,6 +29,12 @@ public struct StoreConfiguration: Sendable {
     /// Told when a mirror file could not be written (the save is committed; the store retries later). When
     /// `nil`, a line goes to standard error.
     public var mirrorFailureHandler: (@Sendable (HangarError) -> Void)?
+    /// How much of the change feed (``Store/changes(since:in:limit:)``) is kept: by default the last 100,000
+    /// changes, none older than 30 days.
+    public var changeRetention: ChangeRetention = ChangeRetention()
+    /// How often a follower (``Store/follow(after:in:)``) looks for commits made through other connections
+    /// (other processes, other stores on the file); commits through the same store wake it at once.
+    public var followPollInterval: Duration = .milliseconds(75)
 
     /// The defaults: FULL durability, 5 s busy timeout, 4 readers, an empty registry.
     public init() {}
@@ -36,6 +43,24 @@ public struct StoreConfiguration: Sendable {
     public func options(for collection: String) -> CollectionOptions {
         collections[collection] ?? CollectionOptions()
     }
+}
+
+/// How much of the change feed a store keeps. Older changes are pruned as transactions commit; asking for
+/// them throws ``HangarError/changesTooOld``.
+public struct ChangeRetention: Sendable, Hashable {
+    /// The most changes kept (the newest), or `nil` for no limit by count.
+    public var maximumCount: Int?
+    /// The oldest a kept change may be, in seconds, or `nil` for no limit by age.
+    public var maximumAge: TimeInterval?
+
+    /// Keeps at most `maximumCount` changes (100,000 by default), none older than `maximumAge` (30 days).
+    public init(maximumCount: Int? = 100_000, maximumAge: TimeInterval? = 30 * 24 * 60 * 60) {
+        self.maximumCount = maximumCount
+        self.maximumAge = maximumAge
+    }
+
+    /// Every change is kept.
+    public static let keepAll = ChangeRetention(maximumCount: nil, maximumAge: nil)
 }
 
 /// How much history a collection keeps.

@@ -10,6 +10,8 @@
 /// - `index_entries`: one row per (collection, index name, value, key); `value` is an ``IndexValue`` BLOB.
 /// - `index_catalog`: the indexes built, by (collection, name), with the fingerprint of their definition.
 /// - `mirror_failures`: mirror files a committed save could not write, by (collection, key), to retry.
+/// - `changes`: the change feed, one row per committed save, delete or restore, by store-wide `sequence`.
+/// - `change_counter`: one row: the last sequence and transaction id given, and the last sequence pruned.
 ///
 /// Every statement the store runs on them is in ``StoreSQL``.
 enum StoreSchema {
@@ -82,6 +84,31 @@ enum StoreSchema {
             failed_at REAL NOT NULL,
             PRIMARY KEY (collection, key)
         ) STRICT, WITHOUT ROWID;
+        """,
+        // 3: the change feed. Sequences come from `change_counter`, updated in the writing transaction: a
+        // rollback takes its numbers back, so they have no gaps. A store upgraded from step 2 starts its feed
+        // empty, at sequence 1.
+        """
+        CREATE TABLE changes (
+            sequence INTEGER PRIMARY KEY,
+            transaction_id INTEGER NOT NULL,
+            collection TEXT NOT NULL,
+            key TEXT NOT NULL,
+            revision INTEGER NOT NULL,
+            kind TEXT NOT NULL,
+            major INTEGER NOT NULL,
+            minor INTEGER NOT NULL,
+            class_tag TEXT,
+            committed_at REAL NOT NULL
+        ) STRICT;
+        CREATE INDEX changes_by_collection ON changes (collection, sequence);
+        CREATE TABLE change_counter (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            last_sequence INTEGER NOT NULL,
+            last_transaction INTEGER NOT NULL,
+            pruned_through INTEGER NOT NULL
+        ) STRICT;
+        INSERT INTO change_counter (id, last_sequence, last_transaction, pruned_through) VALUES (1, 0, 0, 0);
         """,
     ]
 
@@ -244,6 +271,35 @@ enum StoreSQL {
     static let recordBuiltIndex =
         "INSERT OR REPLACE INTO index_catalog (collection, name, fingerprint) VALUES (?1, ?2, ?3)"
     static let forgetIndex = "DELETE FROM index_catalog WHERE collection = ?1 AND name = ?2"
+
+    // MARK: changes and change_counter
+
+    /// last_sequence, last_transaction, pruned_through.
+    static let changeCounter = "SELECT last_sequence, last_transaction, pruned_through FROM change_counter WHERE id = 1"
+    /// Sets ?1 last sequence, ?2 last transaction.
+    static let advanceChangeCounter = "UPDATE change_counter SET last_sequence = ?1, last_transaction = ?2 WHERE id = 1"
+    /// Sets ?1 the last sequence pruned.
+    static let setPrunedThrough = "UPDATE change_counter SET pruned_through = ?1 WHERE id = 1"
+    /// Records the current row of (?5 collection, ?6 key) as change ?1 of transaction ?2, of kind ?3, at ?4.
+    static let recordChange = """
+        INSERT INTO changes
+            (sequence, transaction_id, collection, key, revision, kind, major, minor, class_tag, committed_at)
+        SELECT ?1, ?2, collection, key, revision, ?3, major, minor, class_tag, ?4 FROM documents
+        WHERE collection = ?5 AND key = ?6
+        """
+    /// The columns ``ReadTransaction/changes(since:in:limit:)`` reads, in order.
+    static let changeColumns =
+        "sequence, transaction_id, collection, key, revision, kind, major, minor, class_tag, committed_at"
+    /// Changes after ?1, oldest first, at most ?2 (-1: all).
+    static let changesSince = "SELECT \(changeColumns) FROM changes WHERE sequence > ?1 ORDER BY sequence LIMIT ?2"
+    /// Changes of collection ?3 after ?1, oldest first, at most ?2 (-1: all).
+    static let changesOfCollectionSince =
+        "SELECT \(changeColumns) FROM changes WHERE collection = ?3 AND sequence > ?1 ORDER BY sequence LIMIT ?2"
+    /// Drops the changes up to ?1.
+    static let pruneChanges = "DELETE FROM changes WHERE sequence <= ?1"
+    /// The first change after ?1 committed at ?2 or later.
+    static let firstChangeNotOlderThan =
+        "SELECT sequence FROM changes WHERE sequence > ?1 AND committed_at >= ?2 ORDER BY sequence LIMIT 1"
 
     // MARK: mirror_failures
 

@@ -8,6 +8,10 @@ public final class WriteTransaction: ReadTransaction {
     private(set) var pendingMirrors: [PendingMirror] = []
     /// Whether the mirror files earlier passes failed to write have joined ``pendingMirrors``.
     private var hasQueuedEarlierFailures = false
+    /// The change feed's counter as this transaction has advanced it, once it has recorded a change.
+    private var feed: FeedState?
+    /// Whether this transaction recorded a change (followers are woken once it commits).
+    var recordedChanges: Bool { feed != nil }
 
     // MARK: Saving models
 
@@ -64,7 +68,7 @@ public final class WriteTransaction: ReadTransaction {
         return try write(
             envelope, version: version, current: current, collection: collection, key: key,
             expectedRevision: expectedRevision, readableMajor: format.current.major,
-            overwritingNewerMajor: overwritingNewerMajor)
+            overwritingNewerMajor: overwritingNewerMajor, kind: .save)
     }
 
     /// The content keys a model may not write: the envelope's version keys, the key exports carry
@@ -100,6 +104,16 @@ public final class WriteTransaction: ReadTransaction {
         overwritingNewerMajor: Bool = false
     ) throws(HangarError) -> Int {
         checkValid()
+        return try saveEnvelope(
+            envelope, key: key, in: collection, expectedRevision: expectedRevision,
+            overwritingNewerMajor: overwritingNewerMajor, kind: .save)
+    }
+
+    /// ``save(envelope:key:in:expectedRevision:overwritingNewerMajor:)``, recorded in the feed as `kind`.
+    private func saveEnvelope(
+        _ envelope: PropertyList, key: String, in collection: String, expectedRevision: Int?,
+        overwritingNewerMajor: Bool, kind: Change.Kind
+    ) throws(HangarError) -> Int {
         let format = store.configuration.options(for: collection).format
         let version = try Self.envelopeVersion(envelope, collection: collection, key: key)
         if envelope.dictionaryValue?[StoreFileNames.keyMetadataKey] != nil {
@@ -119,7 +133,7 @@ public final class WriteTransaction: ReadTransaction {
         return try write(
             envelope, version: version, current: current, collection: collection, key: key,
             expectedRevision: expectedRevision, readableMajor: format?.current.major ?? version.major,
-            overwritingNewerMajor: overwritingNewerMajor)
+            overwritingNewerMajor: overwritingNewerMajor, kind: kind)
     }
 
     /// The version an envelope declares; a non-envelope is ``HangarError/invalidDocument``.
@@ -145,6 +159,7 @@ public final class WriteTransaction: ReadTransaction {
         try check(expectedRevision, against: current, collection: collection, key: key)
         guard current != nil else { return false }
         try moveCurrentToHistory(collection: collection, key: key)
+        try recordChange(.delete, collection: collection, key: key)
         try execute(
             StoreSQL.deleteDocument, [.text(collection), .text(key)],
             collection: collection, key: key)
@@ -164,7 +179,9 @@ public final class WriteTransaction: ReadTransaction {
         guard let old = try document(in: collection, key: key, revision: revision) else {
             throw HangarError(.notFound, "Revision \(revision) is not kept", collection: collection, key: key)
         }
-        return try save(envelope: old.envelope(), key: key, in: collection, overwritingNewerMajor: true)
+        return try saveEnvelope(
+            old.envelope(), key: key, in: collection, expectedRevision: nil, overwritingNewerMajor: true,
+            kind: .restore)
     }
 
     // MARK: The one write path
@@ -177,7 +194,8 @@ public final class WriteTransaction: ReadTransaction {
         key: String,
         expectedRevision: Int?,
         readableMajor: Int?,
-        overwritingNewerMajor: Bool
+        overwritingNewerMajor: Bool,
+        kind: Change.Kind
     ) throws(HangarError) -> Int {
         try Self.checkName(collection, what: "collection")
         try Self.checkName(key, what: "key")
@@ -225,6 +243,7 @@ public final class WriteTransaction: ReadTransaction {
                 ], collection: collection, key: key)
         }
         try replaceIndexEntries(entries, collection: collection, key: key)
+        try recordChange(kind, collection: collection, key: key)
         if let directory = store.configuration.options(for: collection).mirrorDirectory {
             try addMirror(PendingMirror(collection: collection, key: key, directory: directory, bytes: body))
         }
@@ -297,6 +316,67 @@ public final class WriteTransaction: ReadTransaction {
             pendingMirrors += try queuedMirrorFailures()
         }
         pendingMirrors.append(mirror)
+    }
+
+    // MARK: The change feed
+
+    /// The feed's counter: the last sequence given, this transaction's id, the last sequence pruned.
+    private struct FeedState {
+        var lastSequence: Int
+        let transaction: Int
+        let prunedThrough: Int
+    }
+
+    /// Records the current row of `key` (for a delete, the revision being deleted) as the next change.
+    /// The counter moves on only once the row is written, so a failed record leaves no gap.
+    private func recordChange(_ kind: Change.Kind, collection: String, key: String) throws(HangarError) {
+        let state: FeedState
+        if let feed {
+            state = feed
+        } else {
+            let row = try query(StoreSQL.changeCounter, []) { statement in
+                FeedState(
+                    lastSequence: Int(statement.int64(at: 0)), transaction: Int(statement.int64(at: 1)) + 1,
+                    prunedThrough: Int(statement.int64(at: 2)))
+            }.first
+            guard let row else {
+                throw HangarError(.database, "The store's change counter is missing")
+            }
+            state = row
+        }
+        let sequence = state.lastSequence + 1
+        try execute(
+            StoreSQL.recordChange,
+            [
+                .integer(Int64(sequence)), .integer(Int64(state.transaction)), .text(kind.rawValue),
+                .real(Date().timeIntervalSince1970), .text(collection), .text(key),
+            ], collection: collection, key: key)
+        var next = state
+        next.lastSequence = sequence
+        feed = next
+    }
+
+    /// Saves the feed's counter and prunes what ``StoreConfiguration/changeRetention`` no longer keeps; run
+    /// last in the transaction, before it commits. A transaction that changed nothing does nothing here.
+    func finishChanges() throws(HangarError) {
+        guard let feed else { return }
+        try execute(
+            StoreSQL.advanceChangeCounter, [.integer(Int64(feed.lastSequence)), .integer(Int64(feed.transaction))])
+        let retention = store.configuration.changeRetention
+        var boundary = feed.prunedThrough
+        if let maximumCount = retention.maximumCount {
+            boundary = max(boundary, feed.lastSequence - max(0, maximumCount))
+        }
+        if let maximumAge = retention.maximumAge {
+            let cutoff = Date().timeIntervalSince1970 - maximumAge
+            let firstKept = try query(
+                StoreSQL.firstChangeNotOlderThan, [.integer(Int64(boundary)), .real(cutoff)]
+            ) { Int($0.int64(at: 0)) }.first
+            boundary = max(boundary, (firstKept ?? feed.lastSequence + 1) - 1)
+        }
+        guard boundary > feed.prunedThrough else { return }
+        try execute(StoreSQL.pruneChanges, [.integer(Int64(boundary))])
+        try execute(StoreSQL.setPrunedThrough, [.integer(Int64(boundary))])
     }
 
     static func checkName(_ name: String, what: String) throws(HangarError) {

@@ -19,11 +19,11 @@ import Testing
         (.notFound, "notFound"), (.undecodable, "undecodable"), (.invalidDocument, "invalidDocument"),
         (.newerSchema, "newerSchema"), (.io, "io"), (.invalidName, "invalidName"), (.database, "database"),
         (.duplicate, "duplicate"), (.reservedKey, "reservedKey"), (.contention, "contention"),
-        (.unsupportedFileSystem, "unsupportedFileSystem"),
+        (.unsupportedFileSystem, "unsupportedFileSystem"), (.changesTooOld, "changesTooOld"),
     ]
 
     @Test func everyFormerKindIsADistinctCodeThatMatchesItsErrors() {
-        #expect(Self.codes.count == 26)
+        #expect(Self.codes.count == 27)
         #expect(Set(Self.codes.map(\.0)).count == Self.codes.count)
         for (code, name) in Self.codes {
             #expect(code.description == name)

@@ -208,7 +208,8 @@ import Testing
             try Store(path: path)
         } throws: { error in
             guard case HangarError.newerSchema = error else { return false }
-            return "\(error)".contains("has store schema version 99; this Hangar reads up to 2")
+            return "\(error)".contains(
+                "has store schema version 99; this Hangar reads up to \(StoreSchema.currentVersion)")
         }
         #expect(try AtomicFile.contents(of: path) == before)
     }

@@ -13,6 +13,11 @@
 //       Saves "exports/doc" with a payload of random size and exports it to FILE atomically; one line per
 //       acknowledged export: exported REVISION BYTE-COUNT
 //
+//   hangar-stress feed-loop DB SEED COUNT
+//       Runs COUNT transactions (0: until killed) of 1 to 3 saves or deletes in collection "feed", keys k0-k7;
+//       about one in four throws after writing and is rolled back, silently. One line per committed one:
+//       ack COLLECTION/KEY@REVISION:KIND [...]  (KIND save or delete); then `done` and exit status 0.
+//
 // Before the loop starts it prints `ready`. Any failure goes to standard error with exit status 1.
 // Written against Hangar's public API only; not part of any product.
 
@@ -168,6 +173,57 @@ func exportLoop(path: String, file: String, runID: String, seed: UInt64) {
     }
 }
 
+// MARK: feed-loop
+
+struct RolledBack: Error {}
+
+func feedLoop(path: String, seed: UInt64, count: Int) {
+    let store: Store
+    do {
+        store = try Store(path: path, configuration: stressConfiguration(synchronous: .full))
+    } catch {
+        fail("cannot open \(path): \(error)")
+    }
+    var generator = SeededGenerator(seed: seed)
+    emit("ready")
+    var done = 0
+    while count == 0 || done < count {
+        done += 1
+        let operations = (0..<Int.random(in: 1...3, using: &generator)).map { _ in
+            (key: "k\(Int.random(in: 0..<8, using: &generator))", delete: Int.random(in: 0..<5, using: &generator) == 0)
+        }
+        let rollBack = Int.random(in: 0..<4, using: &generator) == 0
+        do {
+            let written = try store.write { transaction in
+                var written: [String] = []
+                for operation in operations {
+                    if operation.delete {
+                        let revision = try transaction.document(in: "feed", key: operation.key)?.revision
+                        if let revision, try transaction.delete(key: operation.key, in: "feed") {
+                            written.append("feed/\(operation.key)@\(revision):delete")
+                        }
+                    } else {
+                        let envelope: PropertyList = .dictionary([
+                            "majorVersion": 1, "minorVersion": 0, "n": .integer(.init(done)),
+                        ])
+                        let revision = try transaction.save(envelope: envelope, key: operation.key, in: "feed")
+                        written.append("feed/\(operation.key)@\(revision):save")
+                    }
+                }
+                if rollBack { throw RolledBack() }
+                return written
+            }
+            if !written.isEmpty { emit("ack " + written.joined(separator: " ")) }
+        } catch is RolledBack {
+            continue
+        } catch {
+            fail("feed transaction \(done) failed: \(error)")
+        }
+    }
+    emit("done")
+    exit(0)
+}
+
 // MARK: main
 
 let arguments = CommandLine.arguments
@@ -180,6 +236,11 @@ case "save-loop" where arguments.count == 6:
 case "export-loop" where arguments.count == 6:
     guard let seed = UInt64(arguments[5]) else { fail("bad seed \(arguments[5])") }
     exportLoop(path: arguments[2], file: arguments[3], runID: arguments[4], seed: seed)
+case "feed-loop" where arguments.count == 5:
+    guard let seed = UInt64(arguments[3]), let count = Int(arguments[4]) else { fail("bad arguments \(arguments)") }
+    feedLoop(path: arguments[2], seed: seed, count: count)
 default:
-    fail("usage: hangar-stress save-loop DB RUN-ID SEED full|normal | export-loop DB FILE RUN-ID SEED")
+    fail(
+        "usage: hangar-stress save-loop DB RUN-ID SEED full|normal | export-loop DB FILE RUN-ID SEED"
+            + " | feed-loop DB SEED COUNT")
 }

@@ -7,10 +7,11 @@ import PropertyList
 struct DB: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "db",
-        abstract: "Manage a Hangar store: list, get, put, delete, history, export, import, check, back up.",
+        abstract:
+            "Manage a Hangar store: list, get, put, delete, history, export, import, check, back up, changes.",
         subcommands: [
             DBList.self, DBGet.self, DBPut.self, DBRemove.self, DBHistory.self, DBExport.self, DBImport.self,
-            DBCheck.self, DBBackup.self,
+            DBCheck.self, DBBackup.self, DBChanges.self,
         ]
     )
 }

@@ -1,0 +1,243 @@
+public import Foundation
+import Synchronization
+
+/// One committed change in a store's feed: a save, a delete or a restore of one document. It says what
+/// changed, not the body: read the document for that.
+public struct Change: Sendable, Hashable {
+    /// What happened to the document.
+    public enum Kind: String, Sendable, Hashable {
+        /// A save (a new document, or a new revision).
+        case save
+        /// A delete: ``Change/revision`` is the revision deleted.
+        case delete
+        /// A kept earlier revision saved again as a new revision.
+        case restore
+    }
+
+    /// The change's place in the store's feed: store-wide, from 1, without gaps or reuse, in commit order.
+    public let sequence: Int
+    /// The transaction that committed it; a transaction's changes have contiguous sequences.
+    public let transaction: Int
+    /// The document's collection.
+    public let collection: String
+    /// The document's key.
+    public let key: String
+    /// The revision saved (for a delete, the revision deleted).
+    public let revision: Int
+    /// A save, a delete or a restore.
+    public let kind: Kind
+    /// The document's format version as saved (for a delete, as it was).
+    public let version: DocumentVersion
+    /// The document's class tag, if it has one.
+    public let classTag: String?
+    /// When the change was written, inside its transaction.
+    public let committedAt: Date
+}
+
+extension ReadTransaction {
+    /// The changes committed after `sequence` (0: from the start), oldest first, at most `limit`; only those
+    /// of `collection` when given.
+    ///
+    /// - Throws: ``HangarError/changesTooOld`` when changes after `sequence` have been pruned
+    ///   (``StoreConfiguration/changeRetention``): nothing is skipped silently.
+    public func changes(since sequence: Int, in collection: String? = nil, limit: Int? = nil) throws(HangarError)
+        -> [Change]
+    {
+        checkValid()
+        let counter = try changeCounter()
+        guard sequence >= counter.prunedThrough else {
+            var error = HangarError(
+                .changesTooOld,
+                "Changes after sequence \(sequence) are no longer kept; the oldest kept is \(counter.prunedThrough + 1)"
+            )
+            error.oldestRetainedSequence = counter.prunedThrough + 1
+            throw error
+        }
+        let limitValue = SQLiteValue.integer(Int64(limit.map { max(0, $0) } ?? -1))
+        let rows: [Change?]
+        if let collection {
+            rows = try query(
+                StoreSQL.changesOfCollectionSince, [.integer(Int64(sequence)), limitValue, .text(collection)],
+                collection: collection, Self.change)
+        } else {
+            rows = try query(StoreSQL.changesSince, [.integer(Int64(sequence)), limitValue], Self.change)
+        }
+        return try rows.map { (row) throws(HangarError) -> Change in
+            guard let row else { throw HangarError(.database, "The change feed holds a change of an unknown kind") }
+            return row
+        }
+    }
+
+    /// The sequence of the last change committed (0 when there has been none): follow from here to see only
+    /// what comes next.
+    public func lastChangeSequence() throws(HangarError) -> Int {
+        checkValid()
+        return try changeCounter().lastSequence
+    }
+
+    /// The feed's counter: the last sequence given and the last one pruned.
+    private func changeCounter() throws(HangarError) -> (lastSequence: Int, prunedThrough: Int) {
+        let row = try query(StoreSQL.changeCounter, []) { statement in
+            (lastSequence: Int(statement.int64(at: 0)), prunedThrough: Int(statement.int64(at: 2)))
+        }.first
+        guard let row else { throw HangarError(.database, "The store's change counter is missing") }
+        return row
+    }
+
+    /// Reads ``StoreSQL/changeColumns``; `nil` for a kind this code does not know.
+    private static func change(_ statement: SQLiteStatement) -> Change? {
+        guard let kind = Change.Kind(rawValue: statement.text(at: 5)) else { return nil }
+        return Change(
+            sequence: Int(statement.int64(at: 0)), transaction: Int(statement.int64(at: 1)),
+            collection: statement.text(at: 2), key: statement.text(at: 3), revision: Int(statement.int64(at: 4)),
+            kind: kind,
+            version: DocumentVersion(major: Int(statement.int64(at: 6)), minor: Int(statement.int64(at: 7))),
+            classTag: statement.optionalText(at: 8),
+            committedAt: Date(timeIntervalSince1970: statement.double(at: 9)))
+    }
+}
+
+extension Store {
+    /// ``ReadTransaction/changes(since:in:limit:)`` in a read transaction of its own.
+    public func changes(since sequence: Int, in collection: String? = nil, limit: Int? = nil) throws(HangarError)
+        -> [Change]
+    {
+        do {
+            return try read { try $0.changes(since: sequence, in: collection, limit: limit) }
+        } catch {
+            throw Self.storeError(error)
+        }
+    }
+
+    /// Every change after `sequence` (of `collection` only, when given), then each one as it commits, until
+    /// the task iterating it is cancelled.
+    ///
+    /// A commit through this store wakes it at once; one by another process (or another `Store` on the file)
+    /// is seen within about ``StoreConfiguration/followPollInterval``. To resume, follow again after the last sequence seen.
+    /// Iterating throws ``HangarError/changesTooOld`` when changes after the last sequence seen were pruned.
+    public func follow(after sequence: Int, in collection: String? = nil) -> ChangeFeed {
+        ChangeFeed(store: self, after: sequence, collection: collection)
+    }
+}
+
+/// The changes a store commits, as they commit (``Store/follow(after:in:)``). Iterating it waits for the
+/// next change; cancelling the task ends it.
+public struct ChangeFeed: AsyncSequence, Sendable {
+    /// A feed yields changes.
+    public typealias Element = Change
+
+    let store: Store
+    let after: Int
+    let collection: String?
+
+    /// Starts reading after the feed's sequence.
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(store: store, last: after, collection: collection)
+    }
+
+    /// Reads the feed a batch at a time, waiting when it has caught up.
+    public struct Iterator: AsyncIteratorProtocol {
+        let store: Store
+        /// Every change up to here has been read (or is in ``buffer``).
+        var last: Int
+        let collection: String?
+        var buffer: [Change] = []
+        var index = 0
+
+        /// The next change, waiting for one to commit; `nil` once the task is cancelled.
+        public mutating func next() async throws -> Change? {
+            while true {
+                if index < buffer.count {
+                    index += 1
+                    return buffer[index - 1]
+                }
+                if Task.isCancelled { return nil }
+                let generation = store.changeSignal.generation
+                let batch: Batch
+                do {
+                    batch = try await store.read { [last, collection] transaction in
+                        let changes = try transaction.changes(
+                            since: last, in: collection, limit: Iterator.batchSize)
+                        return Batch(changes: changes, lastSequence: try transaction.lastChangeSequence())
+                    }
+                } catch is CancellationError {
+                    return nil
+                }
+                buffer = batch.changes
+                index = 0
+                if let final = batch.changes.last { last = final.sequence }
+                // Caught up: everything to the last commit has been seen, of this collection or not.
+                if batch.changes.count < Iterator.batchSize { last = Swift.max(last, batch.lastSequence) }
+                if batch.changes.isEmpty {
+                    await store.changeSignal.wait(after: generation, timeout: store.configuration.followPollInterval)
+                }
+            }
+        }
+
+        static let batchSize = 256
+
+        struct Batch: Sendable {
+            let changes: [Change]
+            let lastSequence: Int
+        }
+    }
+}
+
+/// Wakes the followers of a store when it commits changes; they also wake after a timeout, to see commits
+/// made through other connections.
+final class ChangeSignal: Sendable {
+    private struct State {
+        var generation = 0
+        var nextWaiter = 0
+        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    /// Counts the signals given.
+    var generation: Int { state.withLock { $0.generation } }
+
+    /// Wakes every waiter.
+    func signal() {
+        let waiters = state.withLock { state in
+            state.generation += 1
+            let waiters = state.waiters
+            state.waiters = [:]
+            return waiters
+        }
+        for waiter in waiters.values { waiter.resume() }
+    }
+
+    /// Returns after the next signal (at once if one came since `generation`), after `timeout`, or once the
+    /// task is cancelled.
+    func wait(after generation: Int, timeout: Duration) async {
+        let id = state.withLock { state in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { state in
+                    guard state.generation == generation, !Task.isCancelled else { return true }
+                    state.waiters[id] = continuation
+                    return false
+                }
+                if now {
+                    continuation.resume()
+                } else {
+                    Task { [self] in
+                        try? await Task.sleep(for: timeout)
+                        wake(id)
+                    }
+                }
+            }
+        } onCancel: {
+            wake(id)
+        }
+    }
+
+    private func wake(_ id: Int) {
+        let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
+        waiter?.resume()
+    }
+}
