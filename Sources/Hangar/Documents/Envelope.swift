@@ -1,8 +1,8 @@
 public import PropertyList
 
 // The envelope: a document's content keys plus `majorVersion` and `minorVersion`, in one dictionary. A format
-// seals content into an envelope and reads the version an envelope declares; `DocumentCoding` makes one from a
-// model. Migrations (Migrations.swift) and `DocumentFormat/open(_:name:observer:)` work on what is inside.
+// seals content into an envelope and reads the version an envelope declares; `DocumentCoding` finds what a model
+// does not write back. Migrations (Migrations.swift) and `DocumentFormat/open(_:name:observer:)` work on what is inside.
 
 extension DocumentFormat {
     /// The key of the major version in every envelope.
@@ -62,24 +62,8 @@ extension DocumentFormat {
     }
 }
 
-/// Turns versioned documents into envelopes and back, through a class registry.
+/// What a versioned document's model does with content it reads, through a class registry.
 enum DocumentCoding {
-    /// The envelope for `document`: its content (with its `"class"` tag when the registry knows its type)
-    /// plus the current version, or plus `version` (a newer minor kept from the stored document).
-    static func envelope<Document: VersionedDocument>(
-        for document: Document,
-        registry: ClassRegistry,
-        extraContent: PropertyList.Dictionary = [:],
-        version: DocumentVersion? = nil
-    ) throws(HangarError) -> PropertyList {
-        guard case .dictionary(var content) = registry.encode(document) else {
-            throw HangarError(
-                .notAnEnvelope, "\(Document.self) is represented as a non-dictionary; a document must be a dictionary")
-        }
-        for (key, value) in extraContent where content[key] == nil { content[key] = value }
-        return Document.format.seal(content, version: version)
-    }
-
     /// The content keys of `content` that the model does not write back after reading it: the keys a newer
     /// minor added, which an older reader must keep.
     static func unknownKeys<Document: VersionedDocument>(

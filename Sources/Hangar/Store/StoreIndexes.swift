@@ -13,11 +13,13 @@ extension WriteTransaction {
     func indexEntries(for content: PropertyList.Dictionary, collection: String, key: String) throws(HangarError)
         -> [IndexEntry]
     {
+        let indexes = store.configuration.options(for: collection).indexes
+        guard !indexes.isEmpty else { return [] }
         var body = content
         body[DocumentFormat.majorKey] = nil
         body[DocumentFormat.minorKey] = nil
         var entries: [IndexEntry] = []
-        for index in store.configuration.options(for: collection).indexes {
+        for index in indexes {
             for value in index.extract(body) {
                 guard let encoded = IndexValue.encoded(value) else { continue }
                 if index.unique { try checkUnique(index.name, encoded, collection: collection, key: key) }
@@ -45,6 +47,8 @@ extension WriteTransaction {
     /// declare lose their entry for `key`, so they are dropped whole (the catalog forgets them) and rebuilt
     /// by the next store opened with their definition: an index is complete or absent, never stale.
     func replaceIndexEntries(_ entries: [IndexEntry], collection: String, key: String) throws(HangarError) {
+        // A collection with no index built holds no entries: nothing to remove, nothing to add.
+        guard try !indexesBuilt(for: collection).isEmpty else { return }
         try execute(
             StoreSQL.deleteIndexEntriesOfKey, [.text(collection), .text(key)],
             collection: collection, key: key)
@@ -54,11 +58,21 @@ extension WriteTransaction {
                 [.text(collection), .text(entry.name), .blob(entry.value), .text(key)], collection: collection,
                 key: key)
         }
+    }
+
+    /// The indexes built for `collection`, after dropping those this store does not declare (a store without
+    /// the definitions cannot keep them up to date, so it leaves none stale), read once a transaction.
+    private func indexesBuilt(for collection: String) throws(HangarError) -> Set<String> {
+        if let known = indexesBuiltByCollection[collection] { return known }
         let declared = Set(store.configuration.options(for: collection).indexes.map(\.name))
-        let built = try query(
-            StoreSQL.builtIndexNames, [.text(collection)], collection: collection
-        ) { $0.text(at: 0) }
-        for name in built where !declared.contains(name) { try dropIndex(name, in: collection) }
+        var built = Set(
+            try query(StoreSQL.builtIndexNames, [.text(collection)], collection: collection) { $0.text(at: 0) })
+        for name in built where !declared.contains(name) {
+            try dropIndex(name, in: collection)
+            built.remove(name)
+        }
+        indexesBuiltByCollection[collection] = built
+        return built
     }
 
     /// Removes an index's entries and its catalog row.
@@ -69,6 +83,7 @@ extension WriteTransaction {
         try execute(
             StoreSQL.forgetIndex, [.text(collection), .text(name)],
             collection: collection)
+        indexesBuiltByCollection[collection]?.remove(name)
     }
 
     /// The indexes the catalog says are built for `collection`, by name, with their fingerprints.
@@ -126,6 +141,7 @@ extension WriteTransaction {
                 StoreSQL.recordBuiltIndex,
                 [.text(collection), .text(index.name), .text(index.fingerprint)], collection: collection)
         }
+        indexesBuiltByCollection[collection] = nil
     }
 }
 

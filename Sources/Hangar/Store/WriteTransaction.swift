@@ -10,6 +10,9 @@ public final class WriteTransaction: ReadTransaction {
     private var hasQueuedEarlierFailures = false
     /// The change feed's counter as this transaction has advanced it, once it has recorded a change.
     private var feed: FeedState?
+    /// Per collection, the indexes built for it once this transaction has checked the catalog (and dropped the
+    /// ones this store does not declare): the catalog is read once a transaction, not once a save.
+    var indexesBuiltByCollection: [String: Set<String>] = [:]
     /// Whether this transaction recorded a change (followers are woken once it commits).
     var recordedChanges: Bool { feed != nil }
 

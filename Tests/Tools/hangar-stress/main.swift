@@ -75,12 +75,7 @@ struct Target: Hashable {
 }
 
 func saveLoop(path: String, runID: String, seed: UInt64, synchronous: StoreConfiguration.Synchronous) {
-    let store: Store
-    do {
-        store = try Store(path: path, configuration: stressConfiguration(synchronous: synchronous))
-    } catch {
-        fail("cannot open \(path): \(error)")
-    }
+    let store = openStore(path, synchronous: synchronous)
     let targets =
         (0..<12).map { Target(collection: "ledger", key: "k\($0)") }
         + (0..<6).map { Target(collection: "recent", key: "r\($0)") }
@@ -137,15 +132,19 @@ func saveLoop(path: String, runID: String, seed: UInt64, synchronous: StoreConfi
     }
 }
 
-// MARK: export-loop
-
-func exportLoop(path: String, file: String, runID: String, seed: UInt64) {
-    let store: Store
+/// The stress store at `path`, or the process ends with the reason.
+func openStore(_ path: String, synchronous: StoreConfiguration.Synchronous) -> Store {
     do {
-        store = try Store(path: path, configuration: stressConfiguration(synchronous: .full))
+        return try Store(path: path, configuration: stressConfiguration(synchronous: synchronous))
     } catch {
         fail("cannot open \(path): \(error)")
     }
+}
+
+// MARK: export-loop
+
+func exportLoop(path: String, file: String, runID: String, seed: UInt64) {
+    let store = openStore(path, synchronous: .full)
     var generator = SeededGenerator(seed: seed)
     emit("ready")
     var sequence = 0
@@ -178,12 +177,7 @@ func exportLoop(path: String, file: String, runID: String, seed: UInt64) {
 struct RolledBack: Error {}
 
 func feedLoop(path: String, seed: UInt64, count: Int) {
-    let store: Store
-    do {
-        store = try Store(path: path, configuration: stressConfiguration(synchronous: .full))
-    } catch {
-        fail("cannot open \(path): \(error)")
-    }
+    let store = openStore(path, synchronous: .full)
     var generator = SeededGenerator(seed: seed)
     emit("ready")
     var done = 0
