@@ -180,18 +180,18 @@ final class Lender<Resource: Sendable>: Sendable {
     }
 }
 
-/// The store's writer: one connection, with the writer lock of its file and a serial queue for async writes.
+/// The store's writer: one connection, with the writer lock of its file and a serial queue where async writes run.
 final class SerializedConnection: @unchecked Sendable {
     private let lock: Lender<WriteTurn>
     private let connection: SQLiteConnection
     /// Where async callers' transactions run, one at a time, once the lock is theirs.
-    private let queue: DispatchQueue
+    private let executor: QueueExecutor
 
     /// `lock` is shared by the writers of every store of this process open on the same file (``WriterLocks``).
     init(_ connection: SQLiteConnection, lock: Lender<WriteTurn> = WriterLocks.privateLock(), label: String) {
         self.connection = connection
         self.lock = lock
-        queue = DispatchQueue(label: "Hangar.writer " + label)
+        executor = QueueExecutor(label: "Hangar.writer " + label)
     }
 
     /// Identifies the lock: equal for the writers of all stores of this process on one file.
@@ -206,30 +206,17 @@ final class SerializedConnection: @unchecked Sendable {
         return try body(connection)
     }
 
-    /// Runs `body` with the connection on the writer's queue once the lock is this caller's turn, then
-    /// `afterward` with its result, lock given back; no thread waits for the lock meanwhile.
-    func withConnection<Result: Sendable, Final: Sendable>(
-        _ body: @escaping @Sendable (SQLiteConnection) throws -> Result,
-        afterward: @escaping @Sendable (Result) throws -> Final
-    ) async throws -> Final {
-        try await lock.borrow { [lock, queue, connection = UncheckedConnection(connection)] turn, continuation in
-            queue.async {
-                let result = Swift.Result { try body(connection.connection) }
-                lock.giveBack(turn)
-                continuation.resume(with: result.flatMap { value in Swift.Result { try afterward(value) } })
-            }
-        }
+    /// Runs `body` with the connection once the lock is this caller's turn, on the writer's queue (off the
+    /// cooperative pool: SQLite blocks); no thread waits for the lock meanwhile.
+    func withLeasedConnection<Result>(_ body: (SQLiteConnection) async throws -> Result) async throws -> Result {
+        let turn = try await lock.borrow { turn, continuation in continuation.resume(returning: turn) }
+        defer { lock.giveBack(turn) }
+        return try await withTaskExecutorPreference(executor) { try await body(connection) }
     }
 }
 
 /// A turn at writing a file.
 struct WriteTurn: Sendable {}
-
-/// A connection carried into a closure run where the lender guarantees it is used by one thread at a time.
-private struct UncheckedConnection: @unchecked Sendable {
-    let connection: SQLiteConnection
-    init(_ connection: SQLiteConnection) { self.connection = connection }
-}
 
 /// One writer lock per database file in this process, shared by every store open on it.
 ///
@@ -266,16 +253,16 @@ enum WriterLocks {
 
 /// Read-only connections, opened as needed up to a maximum, each lent to one reader at a time, in the order
 /// readers came. Under WAL each reader sees the last commit as of its transaction's start and never blocks the
-/// writer. Each connection has a serial queue where async readers' transactions run.
+/// writer.
 final class ReaderPool: Sendable {
-    /// A connection (opened on first use) and its queue.
+    /// A connection (opened on first use) and the queue where async readers' transactions on it run.
     final class Slot: @unchecked Sendable {
         // Touched only by the borrower the pool lent the slot to.
         private var connection: SQLiteConnection?
-        let queue: DispatchQueue
+        let executor: QueueExecutor
 
         init(index: Int) {
-            queue = DispatchQueue(label: "Hangar.reader \(index)")
+            executor = QueueExecutor(label: "Hangar.reader \(index)")
         }
 
         func connection(opening open: () throws(SQLiteError) -> SQLiteConnection) throws(SQLiteError)
@@ -304,16 +291,28 @@ final class ReaderPool: Sendable {
         return try body(try slot.connection(opening: open))
     }
 
-    /// Runs `body` with a connection on its queue once one is free; no thread waits meanwhile.
-    func withConnection<Result: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> Result)
-        async throws -> Result
-    {
-        try await slots.borrow { [slots, open] slot, continuation in
-            slot.queue.async {
-                let result = Swift.Result { try body(try slot.connection(opening: open)) }
-                slots.giveBack(slot)
-                continuation.resume(with: result)
-            }
+    /// Runs `body` with a connection, on its queue, once one is free; no thread waits meanwhile.
+    func withLeasedConnection<Result>(_ body: (SQLiteConnection) async throws -> Result) async throws -> Result {
+        let slot = try await slots.borrow { slot, continuation in continuation.resume(returning: slot) }
+        defer { slots.giveBack(slot) }
+        return try await withTaskExecutorPreference(slot.executor) {
+            try await body(try slot.connection(opening: open))
         }
+    }
+}
+
+/// Runs the jobs of the tasks that prefer it (`withTaskExecutorPreference`) on one serial queue: a
+/// transaction's body, and whatever nonisolated code it awaits, runs there, one connection's work on one
+/// thread at a time and never on the cooperative pool, which SQLite's blocking calls would starve.
+final class QueueExecutor: TaskExecutor {
+    private let queue: DispatchQueue
+
+    init(label: String) {
+        queue = DispatchQueue(label: label)
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { [self] in job.runSynchronously(on: asUnownedTaskExecutor()) }
     }
 }

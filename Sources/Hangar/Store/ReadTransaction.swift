@@ -62,34 +62,10 @@ public class ReadTransaction {
     }
 
     /// Decodes a stored document as a `Document`.
-    func decode<Document: VersionedDocument>(_ stored: StoredDocument, as _: Document.Type) throws(HangarError)
+    func decode<Document: VersionedDocument>(_ stored: StoredDocument, as type: Document.Type) throws(HangarError)
         -> Loaded<Document>
     {
-        let envelope = try stored.envelope()
-        let opened: OpenedDocument
-        do {
-            opened = try Document.format.open(
-                envelope, name: "\(stored.collection)/\(stored.key)", observer: store.configuration.migrationObserver)
-        } catch {
-            throw HangarError(
-                error.code == .newerMajor ? .newerMajor : .undecodable,
-                error.code == .newerMajor ? "Not read" : "The envelope is not readable",
-                collection: stored.collection, key: stored.key, underlying: error)
-        }
-        let value: Document
-        do {
-            value = try store.configuration.registry.decode(Document.self, from: .dictionary(opened.content))
-        } catch {
-            throw HangarError(
-                .undecodable, "The document is not a valid \(Document.self)", collection: stored.collection,
-                key: stored.key, underlying: error)
-        }
-        let current = Document.format.current
-        return Loaded(
-            value: value, collection: stored.collection, key: stored.key, revision: stored.revision,
-            storedVersion: opened.storedVersion, createdAt: stored.createdAt, updatedAt: stored.updatedAt,
-            wasMigrated: opened.storedVersion.major < current.major
-                || (opened.storedVersion.major == current.major && opened.storedVersion.minor < current.minor))
+        try DocumentRules.decode(stored, as: type, configuration: store.configuration)
     }
 
     // MARK: Collections
@@ -212,21 +188,38 @@ public class ReadTransaction {
         _ type: Document.Type, in collection: String = Document.collection
     ) throws(HangarError) -> DocumentBatch<Document> {
         checkValid()
-        let rows = try query(
+        return DocumentRules.batch(try documents(in: collection), as: type, configuration: store.configuration)
+    }
+
+    /// Every document of `collection` as stored, in key order.
+    public func documents(in collection: String) throws(HangarError) -> [StoredDocument] {
+        checkValid()
+        return try query(
             StoreSQL.documentsOfCollection, [.text(collection)], collection: collection
         ) { statement in
             Self.storedDocument(statement, collection: collection, key: statement.text(at: 0), firstColumn: 1)
         }
-        var batch = DocumentBatch<Document>(loaded: [], quarantined: [])
-        for stored in rows {
-            do {
-                batch.loaded.append(try decode(stored, as: type))
-            } catch {
-                batch.quarantined.append(QuarantinedDocument(collection: collection, key: stored.key, error: error))
-            }
-        }
-        return batch
     }
+
+    /// The keys of the documents of `collection` stored at a version older than `version`, sorted.
+    public func keys(in collection: String, olderThan version: DocumentVersion) throws(HangarError) -> [String] {
+        checkValid()
+        return try query(
+            StoreSQL.keysOlderThanVersion,
+            [.text(collection), .integer(Int64(version.major)), .integer(Int64(version.minor))], collection: collection
+        ) { $0.text(at: 0) }
+    }
+
+    /// The keys of the documents of `collection` stored at a major newer than `major`, sorted.
+    public func keys(in collection: String, newerThanMajor major: Int) throws(HangarError) -> [String] {
+        checkValid()
+        return try query(
+            StoreSQL.keysNewerThanMajor, [.text(collection), .integer(Int64(major))], collection: collection
+        ) { $0.text(at: 0) }
+    }
+
+    /// The configuration of the store this transaction belongs to.
+    public var configuration: StoreConfiguration { store.configuration }
 
     // MARK: History
 

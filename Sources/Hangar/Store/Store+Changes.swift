@@ -46,12 +46,7 @@ extension ReadTransaction {
         checkValid()
         let counter = try changeCounter()
         guard sequence >= counter.prunedThrough else {
-            var error = HangarError(
-                .changesTooOld,
-                "Changes after sequence \(sequence) are no longer kept; the oldest kept is \(counter.prunedThrough + 1)"
-            )
-            error.oldestRetainedSequence = counter.prunedThrough + 1
-            throw error
+            throw DocumentRules.changesTooOld(since: sequence, prunedThrough: counter.prunedThrough)
         }
         let limitValue = SQLiteValue.integer(Int64(limit.map { max(0, $0) } ?? -1))
         let rows: [Change?]

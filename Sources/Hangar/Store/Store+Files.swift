@@ -202,8 +202,8 @@ extension Store {
         }
         let key = explicitKey ?? carried ?? fileNameKey
         do {
-            _ = try WriteTransaction.envelopeVersion(envelope, collection: collection, key: key)
-            try WriteTransaction.checkName(key, what: "key")
+            _ = try DocumentRules.envelopeVersion(envelope, collection: collection, key: key)
+            try DocumentRules.checkName(key, what: "key")
         } catch {
             throw Self.fileError(error, path)
         }

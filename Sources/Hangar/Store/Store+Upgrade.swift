@@ -34,15 +34,8 @@ extension Store {
     ) throws -> UpgradeReport {
         let current = Document.format.current
         let (stale, newer) = try read { transaction in
-            let stale = try transaction.query(
-                StoreSQL.keysOlderThanVersion,
-                [.text(collection), .integer(Int64(current.major)), .integer(Int64(current.minor))]
-            ) { $0.text(at: 0) }
-            let newer = try transaction.query(
-                StoreSQL.keysNewerThanMajor,
-                [.text(collection), .integer(Int64(current.major))]
-            ) { $0.text(at: 0) }
-            return (stale, newer)
+            (try transaction.keys(in: collection, olderThan: current),
+                try transaction.keys(in: collection, newerThanMajor: current.major))
         }
         var report = UpgradeReport(newer: newer)
         var start = 0

@@ -146,51 +146,108 @@ public final class Store: Sendable {
 
     /// ``read(_:)`` for async code, without holding a thread while it waits.
     ///
-    /// The caller waits, in the order callers came, for a free reader connection (for an in-memory store,
-    /// for the writer's), and the transaction then runs on that connection's serial queue, not on the
-    /// caller's executor: however many tasks await, the store uses one thread a connection at most. A task
+    /// The caller waits, in the order callers came, for a free reader connection (for an in-memory store, for
+    /// the writer's) without holding a thread; `body` then runs on that connection's serial queue, off the
+    /// cooperative pool: however many tasks await, the store uses one thread a connection at most. A task
     /// cancelled while it waits gives up its place and throws `CancellationError`; once `body` has started it
-    /// runs to the end (inside it, `Task.isCancelled` is about no task: it is false).
-    public func read<Result: Sendable>(_ body: @escaping @Sendable (ReadTransaction) throws -> Result) async throws
+    /// runs to the end.
+    public func read<Result: Sendable>(_ body: @Sendable (ReadTransaction) throws -> Result) async throws -> Result {
+        try await readLeasing { try body($0) }
+    }
+
+    /// The async read for a body that may `await` (the ``DocumentStore`` form): the connection is the
+    /// task's until `body` returns, and nonisolated code it awaits runs on the connection's queue too.
+    public func read<Result: Sendable>(_ body: @Sendable (ReadTransaction) async throws -> Result) async throws
         -> Result
     {
+        try await readLeasing(body)
+    }
+
+    private func readLeasing<Result>(_ body: (ReadTransaction) async throws -> Result) async throws -> Result {
         guard let readers else {
-            return try await writer.withConnection(
-                { connection in
-                    try Self.run(ReadTransaction(connection: connection, store: self), on: connection, body)
-                }, afterward: { $0 })
+            precondition(
+                !Self.isWritingInThisTask(self),
+                "Hangar: store.read inside store.write of the same in-memory store; read through the write transaction")
+            return try await writer.withLeasedConnection { connection in
+                try await Self.run(ReadTransaction(connection: connection, store: self), on: connection, body)
+            }
         }
-        return try await readers.withConnection { connection in
-            try Self.run(ReadTransaction(connection: connection, store: self), on: connection, body)
+        return try await readers.withLeasedConnection { connection in
+            try await Self.run(ReadTransaction(connection: connection, store: self), on: connection, body)
         }
     }
 
     /// ``write(_:)`` for async code, without holding a thread while it waits.
     ///
-    /// The caller waits for the file's writer lock in the order writers came (blocking writers included), and
-    /// the transaction then runs on the writer's serial queue. A task cancelled while it waits gives up its
-    /// place and throws `CancellationError`, having written nothing; once `body` has started, the write is
-    /// committed or rolled back as if the task had not been cancelled. SQLite's busy timeout, when another
-    /// process holds the file's lock, is still waited out on that queue.
+    /// The caller waits for the file's writer lock in the order writers came (blocking writers included)
+    /// without holding a thread; `body` then runs on the writer's serial queue. A task cancelled while it
+    /// waits gives up its place and throws `CancellationError`, having written nothing; once `body` has
+    /// started, the write is committed or rolled back as if the task had not been cancelled. SQLite's busy
+    /// timeout, when another process holds the file's lock, is waited out on that queue.
     @discardableResult
-    public func write<Result: Sendable>(_ body: @escaping @Sendable (WriteTransaction) throws -> Result) async throws
-        -> Result
-    {
-        try await writer.withConnection(
-            { connection in
-                let (result, mirrors) = try self.perform(body, on: connection)
-                return Written(result: result, mirrors: mirrors)
-            },
-            afterward: { written in
-                self.writeMirrors(written.mirrors)
-                return written.result
-            })
+    public func write<Result: Sendable>(_ body: @Sendable (WriteTransaction) throws -> Result) async throws -> Result {
+        try await writeLeasing { try body($0) }
     }
 
-    /// A write's result and the mirror files to write once the lock is given back.
-    private struct Written<Result: Sendable>: Sendable {
-        let result: Result
-        let mirrors: [PendingMirror]
+    /// The async write for a body that may `await` (the ``DocumentStore`` form): the writer's lock is the
+    /// task's until `body` returns, so keep what it awaits short.
+    @discardableResult
+    public func write<Result: Sendable>(_ body: @Sendable (WriteTransaction) async throws -> Result) async throws
+        -> Result
+    {
+        try await writeLeasing(body)
+    }
+
+    private func writeLeasing<Result>(_ body: (WriteTransaction) async throws -> Result) async throws -> Result {
+        precondition(
+            !Self.isWritingInThisTask(self),
+            "Hangar: store.write called inside a write transaction of the same store (or file)")
+        let (result, mirrors) = try await writer.withLeasedConnection { connection in
+            try await performAsync(body, on: connection)
+        }
+        writeMirrors(mirrors)
+        return result
+    }
+
+    /// The transaction of an async `write`, on the writer's connection, leased to this task.
+    private func performAsync<Result>(
+        _ body: (WriteTransaction) async throws -> Result, on connection: SQLiteConnection
+    ) async throws -> (Result, [PendingMirror]) {
+        try await Self.$writingStores.withValue(Self.writingStores.union([writer.lockID])) {
+            try await Self.$asyncWrites.withValue(Self.asyncWrites.union([Self.taskWrite(writer.lockID)])) {
+                let transaction = WriteTransaction(connection: connection, store: self)
+                defer { transaction.invalidate() }
+                do throws(TransactionFailure<any Error>) {
+                    let result = try await connection.transaction(immediate: true) {
+                        let result = try await body(transaction)
+                        try transaction.finishChanges()
+                        return result
+                    }
+                    if transaction.recordedChanges { changeSignal.signal() }
+                    connection.checkpointIfLogExceeds(Self.logSizeLimit)
+                    return (result, transaction.pendingMirrors)
+                } catch {
+                    switch error {
+                    case .sqlite(let failure): throw HangarError(failure)
+                    case .body(let failure): throw failure
+                    }
+                }
+            }
+        }
+    }
+
+    private static func run<Transaction: ReadTransaction, Result>(
+        _ transaction: Transaction, on connection: SQLiteConnection, _ body: (Transaction) async throws -> Result
+    ) async throws -> Result {
+        defer { transaction.invalidate() }
+        do throws(TransactionFailure<any Error>) {
+            return try await connection.transaction(immediate: false) { try await body(transaction) }
+        } catch {
+            switch error {
+            case .sqlite(let failure): throw HangarError(failure)
+            case .body(let failure): throw failure
+            }
+        }
     }
 
     private static func run<Transaction: ReadTransaction, Result>(
@@ -215,6 +272,26 @@ public final class Store: Sendable {
 
     private static func isWriting(_ store: Store) -> Bool {
         writingStores.contains(store.writer.lockID)
+    }
+
+    /// The async writes under way in a task: its writer lock and the task. A task started inside a write
+    /// inherits the task-locals but is another task, which waits for its turn rather than deadlocking.
+    private struct TaskWrite: Hashable {
+        let lock: ObjectIdentifier
+        let task: Int?
+    }
+
+    @TaskLocal private static var asyncWrites: Set<TaskWrite> = []
+
+    private static func taskWrite(_ lock: ObjectIdentifier) -> TaskWrite {
+        TaskWrite(lock: lock, task: withUnsafeCurrentTask { $0?.hashValue })
+    }
+
+    /// Whether this task (not a task it started) is inside a write of `store`'s file: a blocking write, or
+    /// an async one of this same task.
+    private static func isWritingInThisTask(_ store: Store) -> Bool {
+        asyncWrites.contains(taskWrite(store.writer.lockID))
+            || (withUnsafeCurrentTask { $0 } == nil && isWriting(store))
     }
 
     // MARK: Maintenance

@@ -2,29 +2,21 @@ import Foundation
 import PropertyList
 
 /// One value of one index for one document, encoded (``IndexValue``).
-struct IndexEntry {
-    let name: String
-    let value: [UInt8]
+package struct IndexEntry: Sendable {
+    /// The index's name.
+    package let name: String
+    /// The value, encoded.
+    package let value: [UInt8]
+    /// Whether the index allows one key a value.
+    package let unique: Bool
 }
 
 extension WriteTransaction {
-    /// The entries the collection's declared indexes hold for `content`; throws ``HangarError/duplicate`` when
-    /// a unique index already holds one of them for another key. Writes nothing.
-    func indexEntries(for content: PropertyList.Dictionary, collection: String, key: String) throws(HangarError)
-        -> [IndexEntry]
-    {
-        let indexes = store.configuration.options(for: collection).indexes
-        guard !indexes.isEmpty else { return [] }
-        var body = content
-        body[DocumentFormat.majorKey] = nil
-        body[DocumentFormat.minorKey] = nil
-        var entries: [IndexEntry] = []
-        for index in indexes {
-            for value in index.extract(body) {
-                guard let encoded = IndexValue.encoded(value) else { continue }
-                if index.unique { try checkUnique(index.name, encoded, collection: collection, key: key) }
-                entries.append(IndexEntry(name: index.name, value: encoded))
-            }
+    /// Checks `entries` of unique indexes against the other keys' entries; returns `entries`, or throws
+    /// ``HangarError/duplicate`` when a unique index already holds one of them for another key. Writes nothing.
+    func checkUnique(_ entries: [IndexEntry], collection: String, key: String) throws(HangarError) -> [IndexEntry] {
+        for entry in entries where entry.unique {
+            try checkUnique(entry.name, entry.value, collection: collection, key: key)
         }
         return entries
     }
@@ -35,12 +27,7 @@ extension WriteTransaction {
             [.text(collection), .text(name), .blob(value), .text(key)], collection: collection, key: key
         ) { $0.text(at: 0) }.first
         guard let other else { return }
-        var error = HangarError(
-            .duplicate, "The unique index \(name) already holds this value for \(other); nothing was written",
-            collection: collection, key: key)
-        error.index = name
-        error.otherKey = other
-        throw error
+        throw DocumentRules.duplicate(index: name, otherKey: other, collection: collection, key: key)
     }
 
     /// Replaces the index entries of `key` with `entries`. Indexes of the collection this store does not

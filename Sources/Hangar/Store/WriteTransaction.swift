@@ -35,60 +35,16 @@ public final class WriteTransaction: ReadTransaction {
         overwritingNewerMajor: Bool = false
     ) throws(HangarError) -> Int {
         checkValid()
-        let format = Document.format
-        let registry = store.configuration.registry
         let current = try currentRow(collection: collection, key: key)
-        var kept: PropertyList.Dictionary = [:]
-        var version = format.current
-        if let current, current.version.major == format.current.major, current.version.minor > format.current.minor,
-            let full = try self.document(in: collection, key: key)
-        {
-            // A newer minor's keys: find the ones this model does not write back, and keep them.
-            if case .dictionary(var content) = try full.envelope() {
-                content[DocumentFormat.majorKey] = nil
-                content[DocumentFormat.minorKey] = nil
-                do {
-                    kept = try DocumentCoding.unknownKeys(of: content, as: Document.self, registry: registry)
-                } catch {
-                    throw HangarError(
-                        .undecodable, "The stored newer-minor document cannot be read to keep its keys",
-                        collection: collection, key: key, underlying: error)
-                }
-                version = current.version
-            }
-        }
-        guard case .dictionary(var content) = registry.encode(document) else {
-            throw HangarError(
-                .invalidDocument,
-                "\(Document.self) is represented as a non-dictionary; a document must be a dictionary",
-                collection: collection, key: key)
-        }
-        try Self.checkReservedKeys(
-            content, isRegisteredClass: registry.tag(for: type(of: document)) != nil, type: "\(Document.self)",
-            collection: collection, key: key)
-        for (name, value) in kept where content[name] == nil { content[name] = value }
-        let envelope = Document.format.seal(content, version: version)
+        let stored =
+            DocumentRules.keepsStoredKeys(storedVersion: current?.version, format: Document.format)
+            ? try self.document(in: collection, key: key) : nil
+        let (envelope, version) = try DocumentRules.modelEnvelope(
+            document, stored: stored, registry: store.configuration.registry, collection: collection, key: key)
         return try write(
             envelope, version: version, current: current, collection: collection, key: key,
-            expectedRevision: expectedRevision, readableMajor: format.current.major,
+            expectedRevision: expectedRevision, readableMajor: Document.format.current.major,
             overwritingNewerMajor: overwritingNewerMajor, kind: .save)
-    }
-
-    /// The content keys a model may not write: the envelope's version keys, the key exports carry
-    /// (``StoreFileNames/keyMetadataKey``), and `"class"` unless the registry tags the model's type.
-    static func checkReservedKeys(
-        _ content: PropertyList.Dictionary, isRegisteredClass: Bool, type: String, collection: String, key: String
-    ) throws(HangarError) {
-        var reserved = [DocumentFormat.majorKey, DocumentFormat.minorKey, StoreFileNames.keyMetadataKey]
-        if !isRegisteredClass { reserved.append("class") }
-        for name in reserved where content[name] != nil {
-            var error = HangarError(
-                .reservedKey,
-                "\(type)'s representation uses the reserved key \"\(name)\"; it could not be read back, so it was not saved",
-                collection: collection, key: key)
-            error.field = name
-            throw error
-        }
     }
 
     // MARK: Saving envelopes
@@ -117,38 +73,14 @@ public final class WriteTransaction: ReadTransaction {
         _ envelope: PropertyList, key: String, in collection: String, expectedRevision: Int?,
         overwritingNewerMajor: Bool, kind: Change.Kind
     ) throws(HangarError) -> Int {
-        let format = store.configuration.options(for: collection).format
-        let version = try Self.envelopeVersion(envelope, collection: collection, key: key)
-        if envelope.dictionaryValue?[StoreFileNames.keyMetadataKey] != nil {
-            var error = HangarError(
-                .reservedKey, "The envelope uses the reserved key \"\(StoreFileNames.keyMetadataKey)\"",
-                collection: collection, key: key)
-            error.field = StoreFileNames.keyMetadataKey
-            throw error
-        }
-        if let format, version.major > format.current.major, !overwritingNewerMajor {
-            throw HangarError(
-                .newerMajor,
-                "The document's major version \(version.major) is newer than this collection reads (\(format.current.major))",
-                collection: collection, key: key)
-        }
+        let (version, readableMajor) = try DocumentRules.checkEnvelope(
+            envelope, configuration: store.configuration, collection: collection, key: key,
+            overwritingNewerMajor: overwritingNewerMajor)
         let current = try currentRow(collection: collection, key: key)
         return try write(
             envelope, version: version, current: current, collection: collection, key: key,
-            expectedRevision: expectedRevision, readableMajor: format?.current.major ?? version.major,
+            expectedRevision: expectedRevision, readableMajor: readableMajor,
             overwritingNewerMajor: overwritingNewerMajor, kind: kind)
-    }
-
-    /// The version an envelope declares; a non-envelope is ``HangarError/invalidDocument``.
-    static func envelopeVersion(_ envelope: PropertyList, collection: String, key: String) throws(HangarError)
-        -> DocumentVersion
-    {
-        do {
-            return try DocumentFormat.envelopeVersion(of: envelope)
-        } catch {
-            throw HangarError(
-                .invalidDocument, "Not a document envelope", collection: collection, key: key, underlying: error)
-        }
     }
 
     // MARK: Deleting and restoring
@@ -159,7 +91,7 @@ public final class WriteTransaction: ReadTransaction {
     public func delete(key: String, in collection: String, expectedRevision: Int? = nil) throws(HangarError) -> Bool {
         checkValid()
         let current = try currentRow(collection: collection, key: key)
-        try check(expectedRevision, against: current, collection: collection, key: key)
+        try DocumentRules.checkExpected(expectedRevision, actual: current?.revision, collection: collection, key: key)
         guard current != nil else { return false }
         try moveCurrentToHistory(collection: collection, key: key)
         try recordChange(.delete, collection: collection, key: key)
@@ -200,30 +132,18 @@ public final class WriteTransaction: ReadTransaction {
         overwritingNewerMajor: Bool,
         kind: Change.Kind
     ) throws(HangarError) -> Int {
-        try Self.checkName(collection, what: "collection")
-        try Self.checkName(key, what: "key")
-        try check(expectedRevision, against: current, collection: collection, key: key)
-        if let current, let readableMajor, current.version.major > readableMajor, !overwritingNewerMajor {
-            throw HangarError(
-                .newerMajor,
-                "The stored document has major version \(current.version.major), newer than this code writes "
-                    + "(\(readableMajor)); it was not overwritten",
-                collection: collection, key: key)
-        }
-        let body: [UInt8]
-        do {
-            body = try envelope.encoded(as: .binary)
-        } catch {
-            throw HangarError(
-                .invalidDocument, "The document cannot be encoded", collection: collection, key: key, underlying: error)
-        }
-        let content = envelope.dictionaryValue ?? [:]
-        // Computed and checked for unique values before anything is written: a duplicate writes nothing.
-        let entries = try indexEntries(for: content, collection: collection, key: key)
-        let classTag = content["class"]?.stringValue
+        let prepared = try DocumentRules.prepareWrite(
+            envelope, current: current.map { ($0.revision, $0.version) }, expectedRevision: expectedRevision,
+            readableMajor: readableMajor, overwritingNewerMajor: overwritingNewerMajor,
+            indexes: store.configuration.options(for: collection).indexes, collection: collection, key: key)
+        let body = prepared.body
+        let classTag = prepared.classTag
+        // Checked for unique values before anything is written: a duplicate writes nothing.
+        let entries = try checkUnique(prepared.indexEntries, collection: collection, key: key)
         let now = Date().timeIntervalSince1970
         // Revisions of a key only grow: past deletes, history pruning and restores (``StoreSchema`` step 2).
-        let revision = max(current?.revision ?? 0, try lastRevision(collection: collection, key: key)) + 1
+        let revision = DocumentRules.nextRevision(
+            current: current?.revision, lastEver: try lastRevision(collection: collection, key: key))
         try execute(
             StoreSQL.setLastRevision, [.text(collection), .text(key), .integer(Int64(revision))],
             collection: collection, key: key)
@@ -251,19 +171,6 @@ public final class WriteTransaction: ReadTransaction {
             try addMirror(PendingMirror(collection: collection, key: key, directory: directory, bytes: body))
         }
         return revision
-    }
-
-    private func check(_ expected: Int?, against current: CurrentRow?, collection: String, key: String)
-        throws(HangarError)
-    {
-        guard let expected else { return }
-        let actual = current?.revision ?? 0
-        guard expected == actual else {
-            throw HangarError(
-                .conflict,
-                "Expected revision \(expected), but the stored revision is \(actual); nothing was written",
-                collection: collection, key: key)
-        }
     }
 
     /// What a save needs to know of the stored document: its revision and version, not its bytes.
@@ -380,11 +287,5 @@ public final class WriteTransaction: ReadTransaction {
         guard boundary > feed.prunedThrough else { return }
         try execute(StoreSQL.pruneChanges, [.integer(Int64(boundary))])
         try execute(StoreSQL.setPrunedThrough, [.integer(Int64(boundary))])
-    }
-
-    static func checkName(_ name: String, what: String) throws(HangarError) {
-        guard !name.isEmpty, !name.utf8.contains(0) else {
-            throw HangarError(.invalidName, "A \(what) must be non-empty text without NUL characters")
-        }
     }
 }

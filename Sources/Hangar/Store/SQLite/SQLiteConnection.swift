@@ -139,6 +139,35 @@ final class SQLiteConnection {
         return result
     }
 
+    /// ``transaction(immediate:_:)`` for a body that may `await`; the connection is this task's meanwhile.
+    func transaction<Result>(
+        immediate: Bool,
+        _ body: () async throws -> Result
+    ) async throws(TransactionFailure<any Error>) -> Result {
+        precondition(!isInTransaction, "Hangar: a store transaction cannot start inside another")
+        do {
+            try cachedStatement(immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED").run()
+        } catch {
+            throw .sqlite(error)
+        }
+        isInTransaction = true
+        defer { isInTransaction = false }
+        let result: Result
+        do {
+            result = try await body()
+        } catch {
+            rollback()
+            throw .body(error)
+        }
+        do {
+            try cachedStatement("COMMIT").run()
+        } catch {
+            rollback()
+            throw .sqlite(error)
+        }
+        return result
+    }
+
     private func rollback() {
         if sqlite3_get_autocommit(handle) == 0 {
             _ = try? execute("ROLLBACK")
