@@ -235,6 +235,19 @@ package enum DocumentRules {
         }
     }
 
+    /// How long an update waits after its `attempt`th conflict, in microseconds: random and growing (up to
+    /// 32 ms), so writers that collided do not collide again in step and a loser gets its turn under load.
+    package static func retryDelayMicroseconds(afterAttempt attempt: Int) -> Int {
+        Int.random(in: 0...(250 << min(attempt, 7)))
+    }
+
+    /// The error an update gets when every one of its `attempts` met a conflict.
+    package static func contention(attempts: Int, collection: String, key: String) -> HangarError {
+        HangarError(
+            .contention, "Another writer saved the document first on each of \(attempts) attempts; nothing was saved",
+            collection: collection, key: key)
+    }
+
     /// The error a unique index's second holder of one value gets.
     package static func duplicate(index: String, otherKey: String, collection: String, key: String) -> HangarError {
         var error = HangarError(

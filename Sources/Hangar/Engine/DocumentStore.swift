@@ -27,11 +27,11 @@ public protocol DocumentStore: Sendable {
     var configuration: StoreConfiguration { get }
 
     /// Runs `body` in a read transaction that sees one consistent state of the store.
-    func read<Result: Sendable>(_ body: @Sendable (Reader) async throws -> Result) async throws -> Result
+    func read<Result: Sendable>(_ body: (Reader) async throws -> Result) async throws -> Result
 
     /// Runs `body` in a write transaction: everything it saves and deletes is committed together when it
     /// returns, and nothing is when it throws.
-    func write<Result: Sendable>(_ body: @Sendable (Writer) async throws -> Result) async throws -> Result
+    func write<Result: Sendable>(_ body: (Writer) async throws -> Result) async throws -> Result
 
     /// Every change after `sequence` (of `collection` only, when given), then each one as it commits, until
     /// the task iterating it is cancelled.

@@ -111,31 +111,67 @@ extension Store {
     /// is seen within about ``StoreConfiguration/followPollInterval``. To resume, follow again after the last sequence seen.
     /// Iterating throws ``HangarError/changesTooOld`` when changes after the last sequence seen were pruned.
     public func follow(after sequence: Int, in collection: String? = nil) -> ChangeFeed {
-        ChangeFeed(store: self, after: sequence, collection: collection)
+        ChangeFeed(
+            after: sequence, collection: collection, signal: changeSignal,
+            pollInterval: configuration.followPollInterval
+        ) { last, collection, limit in
+            try await self.read { transaction in
+                ChangeFeed.Batch(
+                    changes: try transaction.changes(since: last, in: collection, limit: limit),
+                    lastSequence: try transaction.lastChangeSequence())
+            }
+        }
     }
 }
 
-/// The changes a store commits, as they commit (``Store/follow(after:in:)``). Iterating it waits for the
-/// next change; cancelling the task ends it.
+/// The changes a store commits, as they commit (``DocumentStore/follow(after:in:)``). Iterating it waits for
+/// the next change; cancelling the task ends it.
 public struct ChangeFeed: AsyncSequence, Sendable {
     /// A feed yields changes.
     public typealias Element = Change
 
-    let store: Store
+    /// Reads the changes after a sequence (of a collection, when given), at most a limit, and the last
+    /// sequence committed, in one transaction.
+    package typealias Reader = @Sendable (_ after: Int, _ collection: String?, _ limit: Int) async throws -> Batch
+
     let after: Int
     let collection: String?
+    let signal: ChangeSignal
+    let pollInterval: Duration
+    let reader: Reader
+
+    /// A feed that reads with `reader`, waking when `signal` is given or every `pollInterval`.
+    package init(
+        after: Int, collection: String?, signal: ChangeSignal, pollInterval: Duration, reader: @escaping Reader
+    ) {
+        self.after = after
+        self.collection = collection
+        self.signal = signal
+        self.pollInterval = pollInterval
+        self.reader = reader
+    }
 
     /// Starts reading after the feed's sequence.
     public func makeAsyncIterator() -> Iterator {
-        Iterator(store: store, last: after, collection: collection)
+        Iterator(feed: self, last: after)
+    }
+
+    /// Changes read in one transaction, and the last sequence committed as of it.
+    package struct Batch: Sendable {
+        let changes: [Change]
+        let lastSequence: Int
+
+        package init(changes: [Change], lastSequence: Int) {
+            self.changes = changes
+            self.lastSequence = lastSequence
+        }
     }
 
     /// Reads the feed a batch at a time, waiting when it has caught up.
     public struct Iterator: AsyncIteratorProtocol {
-        let store: Store
+        let feed: ChangeFeed
         /// Every change up to here has been read (or is in ``buffer``).
         var last: Int
-        let collection: String?
         var buffer: [Change] = []
         var index = 0
 
@@ -147,14 +183,10 @@ public struct ChangeFeed: AsyncSequence, Sendable {
                     return buffer[index - 1]
                 }
                 if Task.isCancelled { return nil }
-                let generation = store.changeSignal.generation
+                let generation = feed.signal.generation
                 let batch: Batch
                 do {
-                    batch = try await store.read { [last, collection] transaction in
-                        let changes = try transaction.changes(
-                            since: last, in: collection, limit: Iterator.batchSize)
-                        return Batch(changes: changes, lastSequence: try transaction.lastChangeSequence())
-                    }
+                    batch = try await feed.reader(last, feed.collection, Iterator.batchSize)
                 } catch is CancellationError {
                     return nil
                 }
@@ -164,23 +196,18 @@ public struct ChangeFeed: AsyncSequence, Sendable {
                 // Caught up: everything to the last commit has been seen, of this collection or not.
                 if batch.changes.count < Iterator.batchSize { last = Swift.max(last, batch.lastSequence) }
                 if batch.changes.isEmpty {
-                    await store.changeSignal.wait(after: generation, timeout: store.configuration.followPollInterval)
+                    await feed.signal.wait(after: generation, timeout: feed.pollInterval)
                 }
             }
         }
 
         static let batchSize = 256
-
-        struct Batch: Sendable {
-            let changes: [Change]
-            let lastSequence: Int
-        }
     }
 }
 
 /// Wakes the followers of a store when it commits changes; they also wake after a timeout, to see commits
 /// made through other connections.
-final class ChangeSignal: Sendable {
+package final class ChangeSignal: Sendable {
     private struct State {
         var generation = 0
         var nextWaiter = 0
@@ -189,11 +216,13 @@ final class ChangeSignal: Sendable {
 
     private let state = Mutex(State())
 
+    package init() {}
+
     /// Counts the signals given.
-    var generation: Int { state.withLock { $0.generation } }
+    package var generation: Int { state.withLock { $0.generation } }
 
     /// Wakes every waiter.
-    func signal() {
+    package func signal() {
         let waiters = state.withLock { state in
             state.generation += 1
             let waiters = state.waiters
@@ -205,7 +234,7 @@ final class ChangeSignal: Sendable {
 
     /// Returns after the next signal (at once if one came since `generation`), after `timeout`, or once the
     /// task is cancelled.
-    func wait(after generation: Int, timeout: Duration) async {
+    package func wait(after generation: Int, timeout: Duration) async {
         let id = state.withLock { state in
             state.nextWaiter += 1
             return state.nextWaiter

@@ -12,7 +12,7 @@ extension Store {
         revision: Int? = nil
     ) throws(HangarError) -> Int {
         let stored = try storedOrThrow(key: key, in: collection, revision: revision)
-        try Self.writeFile(stored, to: path, format: format, carryingKey: false)
+        try DocumentFiles.writeFile(stored, to: path, format: format, carryingKey: false)
         return stored.revision
     }
 
@@ -43,7 +43,7 @@ extension Store {
         for stored in documents {
             let name = StoreFileNames.fileName(for: stored.key)
             let carryingKey = StoreFileNames.key(forFileName: name) != stored.key
-            try Self.writeFile(stored, to: directory + "/" + name, format: format, carryingKey: carryingKey)
+            try DocumentFiles.writeFile(stored, to: directory + "/" + name, format: format, carryingKey: carryingKey)
             paths.append(directory + "/" + name)
         }
         return paths
@@ -69,49 +69,6 @@ extension Store {
         return found
     }
 
-    /// Writes the document as it is stored (binary) or re-encoded; when `carryingKey`, with its key added
-    /// under ``StoreFileNames/keyMetadataKey``, for a file whose name does not give the key back.
-    private static func writeFile(
-        _ stored: StoredDocument, to path: String, format: PropertyListFormat, carryingKey: Bool
-    ) throws(HangarError) {
-        guard carryingKey || format != .binary else {
-            try save(stored.body, of: stored, to: path)
-            return
-        }
-        guard case .dictionary(var content) = try stored.envelope() else {
-            throw HangarError(
-                .invalidDocument, "The stored document is not a dictionary", collection: stored.collection,
-                key: stored.key)
-        }
-        if carryingKey { content[StoreFileNames.keyMetadataKey] = .string(stored.key) }
-        let bytes: [UInt8]
-        do {
-            if format != .binary, let readable = try? PropertyList.dictionary(content).encoded(as: format) {
-                bytes = readable
-            } else {
-                // A key XML cannot hold (control characters) is carried as its UTF-8 bytes.
-                if format != .binary && carryingKey {
-                    content[StoreFileNames.keyMetadataKey] = .data(Array(stored.key.utf8))
-                }
-                bytes = try PropertyList.dictionary(content).encoded(as: format)
-            }
-        } catch {
-            throw HangarError(
-                .invalidDocument, "Cannot write the document as \(format)", collection: stored.collection,
-                key: stored.key, underlying: error)
-        }
-        try save(bytes, of: stored, to: path)
-    }
-
-    private static func save(_ bytes: [UInt8], of stored: StoredDocument, to path: String) throws(HangarError) {
-        do {
-            try AtomicFile.save(bytes, to: path)
-        } catch {
-            throw HangarError(
-                .io, "Cannot write \(path)", collection: stored.collection, key: stored.key, underlying: error)
-        }
-    }
-
     // MARK: Import
 
     /// Reads a `.plist` file (any format the codecs read), checks that it is a document envelope (and, when the
@@ -122,7 +79,7 @@ extension Store {
     public func importFile(
         _ path: String, into collection: String, key: String? = nil, expectedRevision: Int? = nil
     ) throws(HangarError) -> Int {
-        let file = try Self.readImportFile(path, collection: collection, key: key)
+        let file = try DocumentFiles.readImportFile(path, collection: collection, key: key)
         return try writeRethrowingHangarErrors { transaction throws(HangarError) in
             try Self.save(file, in: collection, transaction: transaction, expectedRevision: expectedRevision)
         }
@@ -138,9 +95,9 @@ extension Store {
     public func importFiles(
         _ paths: [String], into collection: String, progress: ((ImportProgress) -> Void)? = nil
     ) throws(HangarError) -> [(key: String, revision: Int)] {
-        var files: [ImportFile] = []
+        var files: [DocumentFiles.ImportFile] = []
         for (index, path) in paths.enumerated() {
-            files.append(try Self.readImportFile(path, collection: collection, key: nil))
+            files.append(try DocumentFiles.readImportFile(path, collection: collection, key: nil))
             if (index + 1) % 100 == 0 || index + 1 == paths.count {
                 progress?(ImportProgress(phase: .reading, done: index + 1, total: paths.count))
             }
@@ -157,75 +114,17 @@ extension Store {
         }
     }
 
-    /// A file read for import: where it came from, the key it goes under, its envelope without the key.
-    private struct ImportFile {
-        let path: String
-        let key: String
-        let envelope: PropertyList
-    }
-
-    private static func readImportFile(_ path: String, collection: String, key explicitKey: String?)
-        throws(HangarError) -> ImportFile
-    {
-        let fileNameKey = StoreFileNames.key(forFileName: (path as NSString).lastPathComponent)
-        let bytes: [UInt8]
-        do {
-            bytes = try AtomicFile.contents(of: path)
-        } catch {
-            throw Self.fileError(
-                HangarError(.io, "Cannot read the file", collection: collection, key: fileNameKey, underlying: error),
-                path)
-        }
-        var envelope: PropertyList
-        do {
-            envelope = try PropertyList.decode(bytes).value
-        } catch {
-            throw Self.fileError(
-                HangarError(
-                    .invalidDocument, "Not a property list", collection: collection, key: fileNameKey,
-                    underlying: error), path)
-        }
-        var carried: String?
-        if case .dictionary(var content) = envelope, let value = content[StoreFileNames.keyMetadataKey] {
-            switch value {
-            case .string(let text): carried = text
-            case .data(let bytes) where String(validating: bytes, as: UTF8.self) != nil:
-                carried = String(decoding: bytes, as: UTF8.self)
-            default:
-                throw Self.fileError(
-                    HangarError(
-                        .invalidDocument, "\(StoreFileNames.keyMetadataKey) is not a string or UTF-8 data",
-                        collection: collection, key: fileNameKey), path)
-            }
-            content[StoreFileNames.keyMetadataKey] = nil
-            envelope = .dictionary(content)
-        }
-        let key = explicitKey ?? carried ?? fileNameKey
-        do {
-            _ = try DocumentRules.envelopeVersion(envelope, collection: collection, key: key)
-            try DocumentRules.checkName(key, what: "key")
-        } catch {
-            throw Self.fileError(error, path)
-        }
-        return ImportFile(path: path, key: key, envelope: envelope)
-    }
-
     private static func save(
-        _ file: ImportFile, in collection: String, transaction: WriteTransaction, expectedRevision: Int? = nil
+        _ file: DocumentFiles.ImportFile, in collection: String, transaction: WriteTransaction, expectedRevision: Int? = nil
     ) throws(HangarError) -> Int {
         do {
             return try transaction.save(
                 envelope: file.envelope, key: file.key, in: collection, expectedRevision: expectedRevision)
         } catch {
-            throw Self.fileError(error, file.path)
+            throw DocumentFiles.fileError(error, file.path)
         }
     }
 
-    private static func fileError(_ error: HangarError, _ path: String) -> HangarError {
-        var error = error
-        error.file = path
-        return error
-    }
 }
 
 /// How far ``Store/importFiles(_:into:progress:)`` has got.

@@ -31,13 +31,9 @@ extension Store {
                 }
             } catch HangarError.conflict {
                 guard attempt < attempts else { break }
-                // Random, exponentially growing waits (up to 32 ms), so that writers that collided do not
-                // collide again in step and a loser gets its turn under load.
-                usleep(UInt32.random(in: 0...(250 << UInt32(min(attempt, 7)))))
+                usleep(UInt32(DocumentRules.retryDelayMicroseconds(afterAttempt: attempt)))
             }
         }
-        throw HangarError(
-            .contention, "Another writer saved the document first on each of \(attempts) attempts; nothing was saved",
-            collection: collection, key: key)
+        throw DocumentRules.contention(attempts: attempts, collection: collection, key: key)
     }
 }

@@ -157,7 +157,7 @@ public final class Store: Sendable {
 
     /// The async read for a body that may `await` (the ``DocumentStore`` form): the connection is the
     /// task's until `body` returns, and nonisolated code it awaits runs on the connection's queue too.
-    public func read<Result: Sendable>(_ body: @Sendable (ReadTransaction) async throws -> Result) async throws
+    public func read<Result: Sendable>(_ body: (ReadTransaction) async throws -> Result) async throws
         -> Result
     {
         try await readLeasing(body)
@@ -192,7 +192,7 @@ public final class Store: Sendable {
     /// The async write for a body that may `await` (the ``DocumentStore`` form): the writer's lock is the
     /// task's until `body` returns, so keep what it awaits short.
     @discardableResult
-    public func write<Result: Sendable>(_ body: @Sendable (WriteTransaction) async throws -> Result) async throws
+    public func write<Result: Sendable>(_ body: (WriteTransaction) async throws -> Result) async throws
         -> Result
     {
         try await writeLeasing(body)

@@ -228,13 +228,13 @@ import Testing
         let store = try Backend.file.makeStore(configuration)
         for value in 1...20 { try await store.write { try $0.save(envelope: Self.envelope(value), key: "k", in: "c") } }
         var errors: [(any Error)?] = [nil, nil, nil]
-        do { _ = try store.changes(since: 14) } catch { errors[0] = error }
-        do { _ = try store.changes(since: 0, in: "c") } catch { errors[1] = error }
+        do { _ = try await store.changes(since: 14) } catch { errors[0] = error }
+        do { _ = try await store.changes(since: 0, in: "c") } catch { errors[1] = error }
         for error in errors.prefix(2) {
             #expect((error as? HangarError)?.code == .changesTooOld)
             #expect((error as? HangarError)?.oldestRetainedSequence == 16)
         }
-        #expect(try store.changes(since: 15).map(\.sequence) == Array(16...20))
+        #expect(try await store.changes(since: 15).map(\.sequence) == Array(16...20))
         // A follower from before the retained range fails on its first read: nothing skipped silently.
         var tooOld = store.follow(after: 3).makeAsyncIterator()
         do { _ = try await tooOld.next() } catch { errors[2] = error }
