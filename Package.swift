@@ -77,6 +77,14 @@ let package = Package(
             path: "Tests/HangarTestSupport",
             swiftSettings: strictSettings
         ),
+        // The behavioural suite every engine's tests run (generic over `DocumentStore`); a regular target, never
+        // part of a product.
+        .target(
+            name: "StoreBehaviour",
+            dependencies: ["Hangar", "PropertyList"],
+            path: "Tests/StoreBehaviour",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "PropertyListTests",
             dependencies: ["PropertyList", "HangarTestSupport"],
@@ -93,7 +101,9 @@ let package = Package(
         ),
         .testTarget(
             name: "HangarTests",
-            dependencies: ["Hangar", "PropertyList", "PilotModels", "HangarTestSupport", "hangar-stress"],
+            dependencies: [
+                "Hangar", "PropertyList", "PilotModels", "HangarTestSupport", "StoreBehaviour", "hangar-stress",
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

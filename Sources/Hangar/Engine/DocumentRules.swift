@@ -199,8 +199,7 @@ package enum DocumentRules {
     }
 
     /// The entries `indexes` hold for an envelope's content (its version keys left out). NaN is never indexed.
-    package static func indexEntries(_ content: PropertyList.Dictionary, _ indexes: [IndexDefinition]) -> [IndexEntry]
-    {
+    package static func indexEntries(_ content: PropertyList.Dictionary, _ indexes: [IndexDefinition]) -> [IndexEntry] {
         guard !indexes.isEmpty else { return [] }
         var body = content
         body[DocumentFormat.majorKey] = nil

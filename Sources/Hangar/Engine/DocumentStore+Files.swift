@@ -49,8 +49,7 @@ extension DocumentStore {
     /// Imports `paths` as one unit, as ``Store/importFiles(_:into:progress:)`` does: every file is read and
     /// checked first, then all are saved in one transaction. Returns each file's key and new revision.
     @discardableResult
-    public func importFiles(_ paths: [String], into collection: String) async throws -> [(key: String, revision: Int)]
-    {
+    public func importFiles(_ paths: [String], into collection: String) async throws -> [(key: String, revision: Int)] {
         var files: [DocumentFiles.ImportFile] = []
         for path in paths { files.append(try DocumentFiles.readImportFile(path, collection: collection, key: nil)) }
         let checked = files

@@ -119,7 +119,7 @@ extension DocumentStore {
             do {
                 try await transaction.save(loaded.value, key: key, in: collection, expectedRevision: loaded.revision)
                 return true
-            } catch where error.code == .conflict && attempt < upgradeAttempts {
+            } catch  where error.code == .conflict && attempt < upgradeAttempts {
                 continue
             }
         }

@@ -31,6 +31,7 @@ public protocol DocumentStore: Sendable {
 
     /// Runs `body` in a write transaction: everything it saves and deletes is committed together when it
     /// returns, and nothing is when it throws.
+    @discardableResult
     func write<Result: Sendable>(_ body: (Writer) async throws -> Result) async throws -> Result
 
     /// Every change after `sequence` (of `collection` only, when given), then each one as it commits, until

@@ -115,7 +115,8 @@ extension Store {
     }
 
     private static func save(
-        _ file: DocumentFiles.ImportFile, in collection: String, transaction: WriteTransaction, expectedRevision: Int? = nil
+        _ file: DocumentFiles.ImportFile, in collection: String, transaction: WriteTransaction,
+        expectedRevision: Int? = nil
     ) throws(HangarError) -> Int {
         do {
             return try transaction.save(

@@ -34,8 +34,10 @@ extension Store {
     ) throws -> UpgradeReport {
         let current = Document.format.current
         let (stale, newer) = try read { transaction in
-            (try transaction.keys(in: collection, olderThan: current),
-                try transaction.keys(in: collection, newerThanMajor: current.major))
+            (
+                try transaction.keys(in: collection, olderThan: current),
+                try transaction.keys(in: collection, newerThanMajor: current.major)
+            )
         }
         var report = UpgradeReport(newer: newer)
         var start = 0
