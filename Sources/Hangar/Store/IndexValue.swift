@@ -1,4 +1,4 @@
-import PropertyList
+package import PropertyList
 
 /// How index values are stored: an order-preserving byte encoding, kept as a SQLite BLOB, so that SQLite's
 /// byte comparison (`memcmp`, then length) gives exactly the order of the values.
@@ -15,7 +15,7 @@ import PropertyList
 /// - Data (`0x50`): its bytes.
 ///
 /// Arrays and dictionaries are not index values.
-enum IndexValue {
+package enum IndexValue {
     static let booleanTag: UInt8 = 0x10
     static let numberTag: UInt8 = 0x20
     static let dateTag: UInt8 = 0x30
@@ -23,7 +23,7 @@ enum IndexValue {
     static let dataTag: UInt8 = 0x50
 
     /// The stored form of `value`, or `nil` when `value` is not indexed (NaN, arrays, dictionaries).
-    static func encoded(_ value: PropertyList) -> [UInt8]? {
+    package static func encoded(_ value: PropertyList) -> [UInt8]? {
         switch value {
         case .boolean(let flag): return [booleanTag, flag ? 1 : 0]
         case .integer(let integer):
@@ -45,7 +45,22 @@ enum IndexValue {
     }
 
     /// The first encoding past every value of `tag`'s type: the exclusive upper end of that type.
-    static func end(ofTag tag: UInt8) -> SQLiteValue { .blob([tag + 1]) }
+
+    /// The conditions on an encoded value of a range query from `low` to `high` (both included; both
+    /// encoded), as (bound, comparison operator) pairs: with one bound missing, the range stops at the end of
+    /// the other bound's type (`from: 2` is every number from 2 up, not the dates and strings after them).
+    package static func rangeConditions(low: [UInt8]?, high: [UInt8]?) -> [(bound: [UInt8], comparison: String)] {
+        var conditions: [(bound: [UInt8], comparison: String)] = []
+        if let low {
+            conditions.append((low, ">="))
+            if high == nil, let tag = low.first { conditions.append(([tag + 1], "<")) }
+        }
+        if let high {
+            conditions.append((high, "<="))
+            if low == nil, let tag = high.first { conditions.append(([tag], ">=")) }
+        }
+        return conditions
+    }
 
     // Sign classes of numbers.
     private static let negativeInfinity: UInt8 = 1

@@ -150,21 +150,9 @@ public class ReadTransaction {
             guard let encoded = IndexValue.encoded(upper) else { return [] }
             high = encoded
         }
-        if let low {
-            arguments.append(.blob(low))
-            sql += " AND value >= ?\(arguments.count)"
-            if high == nil {
-                arguments.append(IndexValue.end(ofTag: low[0]))
-                sql += " AND value < ?\(arguments.count)"
-            }
-        }
-        if let high {
-            arguments.append(.blob(high))
-            sql += " AND value <= ?\(arguments.count)"
-            if low == nil {
-                arguments.append(.blob([high[0]]))
-                sql += " AND value >= ?\(arguments.count)"
-            }
+        for (bound, comparison) in IndexValue.rangeConditions(low: low, high: high) {
+            arguments.append(.blob(bound))
+            sql += " AND value \(comparison) ?\(arguments.count)"
         }
         return try query(sql + " ORDER BY key", arguments, collection: collection) { $0.text(at: 0) }
     }
