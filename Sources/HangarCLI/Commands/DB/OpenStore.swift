@@ -1,0 +1,86 @@
+import Foundation
+import Hangar
+
+/// A store a `db` command opened: the engine-neutral store every verb works on, and the SQLite ``Store``
+/// when it is one, for what only SQLite does (its integrity check, mirror files, backups).
+struct OpenedStore: Sendable {
+    /// The store, on whichever engine.
+    let store: any DocumentStore
+    /// The same store when it is a SQLite file; `nil` on another engine.
+    let sqlite: Store?
+    /// How error lines name the store: its path, or its URL without the password.
+    let name: String
+
+    /// A store error as the one-line `STORE: reason`.
+    func failure(_ error: any Error) -> FileFailure {
+        FileFailure(path: name, reason: String(describing: error))
+    }
+}
+
+/// The one place a `db` command opens its store: a SQLite file for `--db PATH` (unless `creating`, a missing
+/// file is an error rather than a new empty store), a database server's for `--url URL`.
+func openStore(_ option: StoreOption, creating: Bool) async throws -> OpenedStore {
+    if let url = option.url {
+        let name = StoreURL.displayName(of: url)
+        let scheme = try StoreURL.scheme(of: url)
+        guard StoreURL.postgresSchemes.contains(scheme.lowercased()) else {
+            throw FileFailure(
+                path: name,
+                reason: "Unknown store URL scheme \"\(scheme)\" (use postgres:// or postgresql://, or --db PATH)")
+        }
+        do {
+            return OpenedStore(store: try await openPostgresStore(url: url), sqlite: nil, name: name)
+        } catch let failure as FileFailure {
+            throw failure
+        } catch {
+            throw FileFailure(path: name, reason: String(describing: error))
+        }
+    }
+    let path = option.db ?? ""
+    if !creating && !FileManager.default.fileExists(atPath: path) {
+        throw FileFailure(path: path, reason: "No such store")
+    }
+    do {
+        let store = try Store(path: path)
+        return OpenedStore(store: store, sqlite: store, name: path)
+    } catch {
+        throw FileFailure(path: path, reason: error.description)
+    }
+}
+
+/// Opens the PostgreSQL store at `url` (a `postgres://` or `postgresql://` URL, as the user gave it).
+///
+/// The only place the CLI meets the PostgreSQL engine: until `HangarPostgres` is linked into `hangar`, it
+/// says so. Error lines must name the store as ``StoreURL/displayName(of:)`` does, never with the password.
+func openPostgresStore(url: String) async throws -> any DocumentStore {
+    throw FileFailure(
+        path: StoreURL.displayName(of: url), reason: "PostgreSQL stores are not built into this hangar yet")
+}
+
+/// Reading the `--url` of a store without ever repeating its password.
+enum StoreURL {
+    /// The schemes of a PostgreSQL store's URL.
+    static let postgresSchemes: Set<String> = ["postgres", "postgresql"]
+
+    /// `url` as error lines show it: `USER@HOST:PORT/DATABASE`, without the scheme, the password and the
+    /// query (which may hold a password too). Text that is not a URL is not shown at all.
+    static func displayName(of url: String) -> String {
+        guard let components = URLComponents(string: url), components.scheme != nil else { return "--url" }
+        var name = components.percentEncodedUser.map { $0 + "@" } ?? ""
+        name += components.percentEncodedHost ?? ""
+        if let port = components.port { name += ":\(port)" }
+        return name + components.percentEncodedPath
+    }
+
+    /// The scheme of `url`; a one-line error when it is not a URL with one.
+    static func scheme(of url: String) throws(FileFailure) -> String {
+        guard let components = URLComponents(string: url) else {
+            throw FileFailure(path: "--url", reason: "Not a URL (it is not repeated here: it may hold a password)")
+        }
+        guard let scheme = components.scheme else {
+            throw FileFailure(
+                path: displayName(of: url), reason: "The store URL has no scheme (use postgres://, or --db PATH)")
+        }
+        return scheme
+    }
+}
