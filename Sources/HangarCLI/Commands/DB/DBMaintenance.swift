@@ -67,12 +67,12 @@ struct DBBackup: AsyncParsableCommand {
     @OptionGroup var store: StoreOption
     @Argument(help: "The file to write.") var destination: String
 
+    /// Why a store on another engine is not backed up here.
+    static let notSQLite = "backup copies SQLite stores; back up a PostgreSQL database with pg_dump"
+
     func run() async throws {
         try await withStore(store) { opened in
-            guard let sqlite = opened.sqlite else {
-                throw FileFailure(
-                    path: opened.name, reason: "backup copies SQLite stores; back up a PostgreSQL database with pg_dump")
-            }
+            guard let sqlite = opened.sqlite else { throw FileFailure(path: opened.name, reason: Self.notSQLite) }
             try sqlite.backup(to: destination)
         }
     }

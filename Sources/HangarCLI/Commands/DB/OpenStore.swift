@@ -63,9 +63,12 @@ enum StoreURL {
     static let postgresSchemes: Set<String> = ["postgres", "postgresql"]
 
     /// `url` as error lines show it: `USER@HOST:PORT/DATABASE`, without the scheme, the password and the
-    /// query (which may hold a password too). Text that is not a URL is not shown at all.
+    /// query (which may hold a password too). Text that is not a URL with a scheme and a host is not shown at
+    /// all: `user:secret@host/db` reads as the scheme `user` and the path `secret@host/db`.
     static func displayName(of url: String) -> String {
-        guard let components = URLComponents(string: url), components.scheme != nil else { return "--url" }
+        guard let components = URLComponents(string: url), components.scheme != nil, components.host != nil else {
+            return "--url"
+        }
         var name = components.percentEncodedUser.map { $0 + "@" } ?? ""
         name += components.percentEncodedHost ?? ""
         if let port = components.port { name += ":\(port)" }
