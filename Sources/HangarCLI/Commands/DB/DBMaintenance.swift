@@ -16,12 +16,18 @@ struct DBCheck: AsyncParsableCommand {
 
     func run() async throws {
         try await withStore(store) { opened in
-            var problems = try opened.sqlite.map(Self.sqliteProblems) ?? []
-            problems += try await Self.unreadableDocuments(in: opened.store)
+            let problems = try await Self.problems(in: opened)
             let lines = problems.isEmpty ? ["ok"] : problems
             for line in lines { print(line) }
             guard problems.isEmpty else { throw ExitCode(1) }
         }
+    }
+
+    /// Every problem `check` finds, one line each: SQLite's and the mirror files' for a SQLite store, then
+    /// the unreadable documents on every engine. Empty for a sound store.
+    static func problems(in opened: OpenedStore) async throws -> [String] {
+        let problems = try opened.sqlite.map(sqliteProblems) ?? []
+        return problems + (try await unreadableDocuments(in: opened.store))
     }
 
     /// What SQLite's integrity check finds (nothing when it says `ok`), then the mirror files not updated.
@@ -71,9 +77,12 @@ struct DBBackup: AsyncParsableCommand {
     static let notSQLite = "backup copies SQLite stores; back up a PostgreSQL database with pg_dump"
 
     func run() async throws {
-        try await withStore(store) { opened in
-            guard let sqlite = opened.sqlite else { throw FileFailure(path: opened.name, reason: Self.notSQLite) }
-            try sqlite.backup(to: destination)
-        }
+        try await withStore(store) { opened in try backUp(opened) }
+    }
+
+    /// Copies a SQLite store; another engine's is a one-line error.
+    func backUp(_ opened: OpenedStore) throws {
+        guard let sqlite = opened.sqlite else { throw FileFailure(path: opened.name, reason: Self.notSQLite) }
+        try sqlite.backup(to: destination)
     }
 }
