@@ -67,4 +67,14 @@ private struct OtherEngineStore: DocumentStore {
         #expect(
             try await DBCheck.problems(in: OpenedStore(store: store, sqlite: store, name: db)) == problems)
     }
+
+    @Test func anEnginesErrorLineLeavesTheURLAndPasswordOut() {
+        struct EngineError: Error, CustomStringConvertible {
+            var description: String
+        }
+        let url = "postgres://user:hunter22@127.0.0.1:5432/hangar"
+        let error = EngineError(description: "cannot connect to \(url) (password hunter22 refused)")
+        let failure = OpenedStore.failure(error, name: Self.name, url: url)
+        #expect(failure.description == "\(Self.name): cannot connect to \(Self.name) (password *** refused)")
+    }
 }

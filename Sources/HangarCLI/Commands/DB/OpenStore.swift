@@ -10,10 +10,19 @@ struct OpenedStore: Sendable {
     let sqlite: Store?
     /// How error lines name the store: its path, or its URL without the password.
     let name: String
+    /// The `--url` the store was opened with, whose password no error line may repeat.
+    var url: String?
 
-    /// A store error as the one-line `STORE: reason`.
+    /// A store error as the one-line `STORE: reason`; an engine's words that repeat the URL or its password
+    /// have them left out.
     func failure(_ error: any Error) -> FileFailure {
-        FileFailure(path: name, reason: String(describing: error))
+        Self.failure(error, name: name, url: url)
+    }
+
+    /// `error` as the one-line `NAME: reason`, without `url` or its password.
+    static func failure(_ error: any Error, name: String, url: String?) -> FileFailure {
+        let reason = String(describing: error)
+        return FileFailure(path: name, reason: url.map { StoreURL.redacting(reason, url: $0) } ?? reason)
     }
 }
 
@@ -29,11 +38,11 @@ func openStore(_ option: StoreOption, creating: Bool) async throws -> OpenedStor
                 reason: "Unknown store URL scheme \"\(scheme)\" (use postgres:// or postgresql://, or --db PATH)")
         }
         do {
-            return OpenedStore(store: try await openPostgresStore(url: url), sqlite: nil, name: name)
+            return OpenedStore(store: try await openPostgresStore(url: url), sqlite: nil, name: name, url: url)
         } catch let failure as FileFailure {
             throw failure
         } catch {
-            throw FileFailure(path: name, reason: String(describing: error))
+            throw OpenedStore.failure(error, name: name, url: url)
         }
     }
     let path = option.db ?? ""
@@ -73,6 +82,19 @@ enum StoreURL {
         name += components.percentEncodedHost ?? ""
         if let port = components.port { name += ":\(port)" }
         return name + components.percentEncodedPath
+    }
+
+    /// `text` without `url` (shown as ``displayName(of:)``) and without its password, in case an engine's
+    /// error repeats either. A password shorter than 4 characters is left: blanking every occurrence of a
+    /// letter or two would garble the line more than it would hide.
+    static func redacting(_ text: String, url: String) -> String {
+        var text = text.replacingOccurrences(of: url, with: displayName(of: url))
+        guard let components = URLComponents(string: url) else { return text }
+        for password in [components.percentEncodedPassword, components.password] {
+            guard let password, password.count >= 4 else { continue }
+            text = text.replacingOccurrences(of: password, with: "***")
+        }
+        return text
     }
 
     /// The scheme of `url`; a one-line error when it is not a URL with one.
