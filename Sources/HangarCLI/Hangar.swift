@@ -1,7 +1,7 @@
 import ArgumentParser
 
 @main
-struct HangarCommand: ParsableCommand {
+struct HangarCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hangar",
         abstract: "Check, convert and print property-list files; manage Hangar stores.",

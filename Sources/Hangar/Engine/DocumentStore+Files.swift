@@ -47,20 +47,31 @@ extension DocumentStore {
     }
 
     /// Imports `paths` as one unit, as ``Store/importFiles(_:into:progress:)`` does: every file is read and
-    /// checked first, then all are saved in one transaction. Returns each file's key and new revision.
+    /// checked first, then all are saved in one transaction. `progress` is told how many files are read, then
+    /// saved, every 100 files and at the end of each phase. Returns each file's key and new revision.
     @discardableResult
-    public func importFiles(_ paths: [String], into collection: String) async throws -> [(key: String, revision: Int)] {
+    public func importFiles(
+        _ paths: [String], into collection: String, progress: ((ImportProgress) -> Void)? = nil
+    ) async throws -> [(key: String, revision: Int)] {
         var files: [DocumentFiles.ImportFile] = []
-        for path in paths { files.append(try DocumentFiles.readImportFile(path, collection: collection, key: nil)) }
+        for (index, path) in paths.enumerated() {
+            files.append(try DocumentFiles.readImportFile(path, collection: collection, key: nil))
+            if (index + 1) % 100 == 0 || index + 1 == paths.count {
+                progress?(ImportProgress(phase: .reading, done: index + 1, total: paths.count))
+            }
+        }
         let checked = files
         let results = try await write { transaction in
             var results: [ImportedFile] = []
-            for file in checked {
+            for (index, file) in checked.enumerated() {
                 do throws(HangarError) {
                     let revision = try await transaction.save(envelope: file.envelope, key: file.key, in: collection)
                     results.append(ImportedFile(key: file.key, revision: revision))
                 } catch {
                     throw DocumentFiles.fileError(error, file.path)
+                }
+                if (index + 1) % 100 == 0 || index + 1 == checked.count {
+                    progress?(ImportProgress(phase: .saving, done: index + 1, total: checked.count))
                 }
             }
             return results

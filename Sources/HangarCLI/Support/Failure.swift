@@ -53,3 +53,13 @@ func loadPropertyList(at path: String) throws(FileFailure) -> (value: PropertyLi
         throw FileFailure(path: path, error)
     }
 }
+
+/// ``reportingFailures(_:)`` for async work.
+func reportingFailures(_ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch let failure as FileFailure {
+        printError(failure.description)
+        throw ExitCode(1)
+    }
+}

@@ -3,7 +3,7 @@ import Foundation
 import Hangar
 import PropertyList
 
-/// `hangar db …`: manage a Hangar store file.
+/// `hangar db …`: manage a Hangar store, a SQLite file (`--db PATH`) or a database server's (`--url URL`).
 struct DB: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "db",
@@ -16,31 +16,28 @@ struct DB: ParsableCommand {
     )
 }
 
-/// The `--db PATH` option every `db` command takes.
+/// The `--db PATH` or `--url URL` option every `db` command takes: exactly one of them.
 struct StoreOption: ParsableArguments {
-    @Option(name: .long, help: "The store file.")
-    var db: String
+    @Option(name: .long, help: "The store file (SQLite).") var db: String?
+    @Option(
+        name: .long,
+        help: "The store's database instead of a file: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE.")
+    var url: String?
 
-    /// Opens the store; unless `creating`, a missing file is an error rather than a new empty store.
-    func open(creating: Bool = false) throws(FileFailure) -> Store {
-        if !creating && !FileManager.default.fileExists(atPath: db) {
-            throw FileFailure(path: db, reason: "No such store")
-        }
-        do {
-            return try Store(path: db)
-        } catch {
-            throw FileFailure(path: db, reason: error.description)
+    func validate() throws {
+        switch (db, url) {
+        case (nil, nil): throw ValidationError("Name the store with --db PATH or --url URL.")
+        case (.some, .some): throw ValidationError("Name the store with --db PATH or --url URL, not both.")
+        default: break
         }
     }
+
+    /// How error lines name the store: its path, or its URL without the password.
+    var name: String { db ?? StoreURL.displayName(of: url ?? "") }
 
     /// `STORE: what` for a store, collection, key or revision that is not there.
     func notFound(_ what: String) -> FileFailure {
-        FileFailure(path: db, reason: what)
-    }
-
-    /// A store error as the one-line `STORE: reason`.
-    func failure(_ error: any Error) -> FileFailure {
-        FileFailure(path: db, reason: String(describing: error))
+        FileFailure(path: name, reason: what)
     }
 }
 
@@ -57,16 +54,21 @@ enum StoreFileFormat: String, ExpressibleByArgument, CaseIterable {
     var format: PropertyListFormat { self == .binary1 ? .binary : .xml }
 }
 
-/// Runs `body` against an open store, turning any store error into `STORE: reason` and exit status 1.
-func withStore(_ option: StoreOption, creating: Bool = false, _ body: (Store) throws -> Void) throws {
-    try reportingFailures {
-        let store = try option.open(creating: creating)
+/// Runs `body` against the opened store (unless `creating`, a missing SQLite file is an error rather than a
+/// new empty store), turning any store error into `STORE: reason` and exit status 1.
+func withStore(_ option: StoreOption, creating: Bool = false, _ body: (OpenedStore) async throws -> Void)
+    async throws
+{
+    try await reportingFailures {
+        let opened = try await openStore(option, creating: creating)
         do {
-            try body(store)
+            try await body(opened)
         } catch let failure as FileFailure {
             throw failure
+        } catch let exit as ExitCode {
+            throw exit
         } catch {
-            throw option.failure(error)
+            throw opened.failure(error)
         }
     }
 }
