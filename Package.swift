@@ -14,11 +14,14 @@ let package = Package(
     products: [
         .library(name: "PropertyList", targets: ["PropertyList"]),
         .library(name: "Hangar", targets: ["Hangar"]),
+        // The PostgreSQL engine: its own product, so an app that uses only SQLite neither builds nor links postgres-nio.
+        .library(name: "HangarPostgres", targets: ["HangarPostgres"]),
         .executable(name: "hangar", targets: ["HangarCLI"]),
         .executable(name: "pilots", targets: ["pilots"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0")
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.21.0"),
     ],
     targets: [
         // Layer 1: the value model and the codecs. Standard library only.
@@ -36,6 +39,16 @@ let package = Package(
         .target(
             name: "Hangar",
             dependencies: ["PropertyList", "CSQLite"],
+            swiftSettings: strictSettings
+        ),
+        // Layer 2, second engine: the store on PostgreSQL (issue 13). Only this target and its tests see postgres-nio.
+        .target(
+            name: "HangarPostgres",
+            dependencies: [
+                "Hangar",
+                "PropertyList",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
             swiftSettings: strictSettings
         ),
         // The seed's Pilot/Airplane models, written against Hangar's public API only.
@@ -103,6 +116,18 @@ let package = Package(
             name: "HangarTests",
             dependencies: [
                 "Hangar", "PropertyList", "PilotModels", "HangarTestSupport", "StoreBehaviour", "hangar-stress",
+            ],
+            swiftSettings: strictSettings
+        ),
+        // Against a real server: Scripts/with-postgres.sh starts one and exports HANGAR_TEST_POSTGRES_URL.
+        .testTarget(
+            name: "HangarPostgresTests",
+            dependencies: [
+                "HangarPostgres",
+                "Hangar",
+                "PropertyList",
+                "HangarTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: strictSettings
         ),

@@ -18,6 +18,8 @@ public struct HangarError: Error, Sendable, CustomStringConvertible {
             // The store.
             case conflict, notFound, undecodable, invalidDocument, newerSchema, io, invalidName, database
             case duplicate, reservedKey, contention, unsupportedFileSystem, changesTooOld
+            // A database server (the PostgreSQL engine).
+            case connectionLost, outcomeUnknown, timeout, serializationFailure, invalidConfiguration
         }
         private let name: Name
         private init(_ name: Name) { self.name = name }
@@ -68,13 +70,15 @@ public struct HangarError: Error, Sendable, CustomStringConvertible {
         public static let undecodable = Code(.undecodable)
         /// A document given to the store is not a valid envelope (no `majorVersion`, not a dictionary).
         public static let invalidDocument = Code(.invalidDocument)
-        /// The store file was written by a newer version of Hangar; it is not opened, and not changed.
+        /// The store (its file, or its PostgreSQL schema) was written by a newer version of Hangar; it is not
+        /// opened, and not changed.
         public static let newerSchema = Code(.newerSchema)
         /// A file could not be read or written (export, import, mirror, backup).
         public static let io = Code(.io)
         /// A key or collection name is not acceptable (empty, or with a NUL character).
         public static let invalidName = Code(.invalidName)
-        /// SQLite reported an error not covered above (``HangarError/sqliteResultCode`` says which).
+        /// The database reported an error not covered above (``HangarError/sqliteResultCode`` says which for
+        /// SQLite, ``HangarError/sqlState`` for a PostgreSQL server).
         public static let database = Code(.database)
         /// A save would give a unique index a value another document already has: ``HangarError/index`` and
         /// ``HangarError/otherKey`` name them. The save wrote nothing.
@@ -89,6 +93,36 @@ public struct HangarError: Error, Sendable, CustomStringConvertible {
         /// Changes were asked for from a sequence the feed no longer keeps (``HangarError/oldestRetainedSequence``
         /// is the first it keeps): reading on would skip changes, so nothing is returned.
         public static let changesTooOld = Code(.changesTooOld)
+
+        // MARK: A database server
+
+        /// The connection to the database server was lost or could not be made (the server shut down or
+        /// restarted, the session was terminated, the network failed) before the transaction was asked to
+        /// commit: it was rolled back and wrote nothing. Retryable: the next call uses a new connection.
+        public static let connectionLost = Code(.connectionLost)
+        /// The connection was lost while the transaction was committing: it may or may not have committed.
+        /// Neither a failure nor a success: read the document, or save again with the expected revision (a save
+        /// that did commit then reports ``conflict``).
+        public static let outcomeUnknown = Code(.outcomeUnknown)
+        /// A statement ran longer than the store's statement timeout, waited too long for a lock, or a
+        /// transaction stayed idle longer than its idle-in-transaction timeout (the server then ends the
+        /// session). The transaction was rolled back and wrote nothing.
+        public static let timeout = Code(.timeout)
+        /// The database could not run the transaction as if alone (a serialization failure, a deadlock, or a
+        /// concurrent insert of the same row) on any attempt: it was rolled back and wrote nothing. Retryable.
+        public static let serializationFailure = Code(.serializationFailure)
+        /// A store's configuration is not acceptable (a malformed database URL, an invalid schema name, a pool
+        /// size below 1); nothing was opened.
+        public static let invalidConfiguration = Code(.invalidConfiguration)
+
+        /// Whether running the same transaction again may succeed as it is: nothing was written, and the cause
+        /// (a lost connection, a concurrent transaction) is not in the transaction itself.
+        public var isRetryable: Bool {
+            switch name {
+            case .connectionLost, .serializationFailure: true
+            default: false
+            }
+        }
 
         public var description: String { name.rawValue }
 
@@ -132,6 +166,8 @@ public struct HangarError: Error, Sendable, CustomStringConvertible {
     public let storedVersion: DocumentVersion?
     /// SQLite's result code (extended, as SQLite reported it), for errors SQLite reported.
     public let sqliteResultCode: SQLiteResultCode?
+    /// The SQLSTATE code a database server reported (`40001`, `57014`, …), for errors a server reported.
+    public package(set) var sqlState: String?
     /// The SQL statement that failed, for database errors (never its bound values).
     public let sql: String?
     /// The index concerned, for ``Code/duplicate``.
@@ -153,7 +189,7 @@ public struct HangarError: Error, Sendable, CustomStringConvertible {
         self.init(code, message, at: path, collection: nil, underlying: underlying)
     }
 
-    init(
+    package init(
         _ code: Code, _ message: String, at path: ModelPath = .root, collection: String? = nil, key: String? = nil,
         storedVersion: DocumentVersion? = nil, document: String? = nil, resultCode: Int32? = nil,
         sql: String? = nil, underlying: (any Error)? = nil
@@ -269,4 +305,14 @@ extension HangarError {
     public static let unsupportedFileSystem = Code.unsupportedFileSystem
     /// ``Code/changesTooOld``, to match with `catch HangarError.changesTooOld`.
     public static let changesTooOld = Code.changesTooOld
+    /// ``Code/connectionLost``, to match with `catch HangarError.connectionLost`.
+    public static let connectionLost = Code.connectionLost
+    /// ``Code/outcomeUnknown``, to match with `catch HangarError.outcomeUnknown`.
+    public static let outcomeUnknown = Code.outcomeUnknown
+    /// ``Code/timeout``, to match with `catch HangarError.timeout`.
+    public static let timeout = Code.timeout
+    /// ``Code/serializationFailure``, to match with `catch HangarError.serializationFailure`.
+    public static let serializationFailure = Code.serializationFailure
+    /// ``Code/invalidConfiguration``, to match with `catch HangarError.invalidConfiguration`.
+    public static let invalidConfiguration = Code.invalidConfiguration
 }

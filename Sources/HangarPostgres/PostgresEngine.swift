@@ -1,0 +1,140 @@
+package import Hangar
+package import PostgresNIO
+
+/// The PostgreSQL engine's core: owns the `PostgresClient` (its pool) and the task that runs it, creates and
+/// upgrades the store's schema, and runs transactions: `BEGIN`, the closure, `COMMIT`, with `ROLLBACK` on any
+/// error so no connection goes back to the pool inside a transaction.
+///
+/// ```swift
+/// let engine = try PostgresEngine(configuration: configuration)
+/// try await engine.prepareSchema()
+/// let count = try await engine.withTransaction(.read) { transaction in
+///     try await transaction.scalar(transaction.sql.documents.countDocuments, ["pilots"], as: Int64.self)
+/// }
+/// await engine.close()
+/// ```
+package final class PostgresEngine: Sendable {
+    /// The configuration the engine was opened with.
+    package let configuration: PostgresStoreConfiguration
+    /// The store's SQL, in the configured schema.
+    package let sql: PostgresStoreSQL
+    /// The pool.
+    package let client: PostgresClient
+    private let runner: Task<Void, Never>
+    let logger: Logger
+
+    /// Starts a client for `configuration` (no connection is made until the first transaction).
+    ///
+    /// - Throws: ``HangarError/Code/invalidConfiguration`` for an invalid configuration.
+    package init(configuration: PostgresStoreConfiguration) throws(HangarError) {
+        let clientConfiguration = try configuration.makeClientConfiguration()
+        var logger = Logger(label: "hangar.postgres")
+        logger.logLevel = .critical
+        self.configuration = configuration
+        self.sql = PostgresStoreSQL(schema: configuration.schema)
+        self.logger = logger
+        let client = PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
+        self.client = client
+        runner = Task { await client.run() }
+    }
+
+    deinit {
+        runner.cancel()
+    }
+
+    /// Ends the client: its connections are closed; later transactions fail.
+    package func close() async {
+        runner.cancel()
+        await runner.value
+    }
+
+    // MARK: Transactions
+
+    /// Runs `body` in a transaction on a pooled connection and commits it; returns what `body` returns.
+    ///
+    /// - `BEGIN` starts it as `options` say. When `body` throws, or a statement in it failed (even if `body`
+    ///   caught the error), the transaction is rolled back and the error is thrown: a PostgreSQL error mapped to
+    ///   ``HangarError`` (`HangarError.postgres`), `body`'s own errors as they are. When the rollback itself
+    ///   fails, the connection is closed, so it never returns to the pool inside a transaction.
+    /// - Before `COMMIT`, the change feed's counter is written back (``PostgresChangeRecorder/finish(retention:in:)``).
+    /// - A transaction that lost to a concurrent one (``HangarError/Code/serializationFailure``: 40001, 40P01, or
+    ///   a unique violation from a concurrent insert) is run again from the start, on a new transaction, up to
+    ///   `options.maximumAttempts` times: nothing of it was committed or returned, so `body` must only have
+    ///   effects in the database.
+    /// - A connection lost before `COMMIT` is ``HangarError/Code/connectionLost`` (nothing written; the pool
+    ///   connects again on the next call); lost during `COMMIT`, ``HangarError/Code/outcomeUnknown``.
+    package func withTransaction<Result>(
+        _ options: PostgresTransactionOptions = .write,
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (PostgresTransaction) async throws -> sending Result
+    ) async throws -> sending Result {
+        var attempt = 1
+        while true {
+            do {
+                return try await runOnce(options, isolation: isolation, body)
+            } catch let error as HangarError
+                where error.code == .serializationFailure && attempt < options.maximumAttempts
+            {
+                attempt += 1
+                // A little random wait, so two transactions that collided do not collide again at once.
+                try await Task.sleep(for: .milliseconds(Int.random(in: 1...(5 * attempt))))
+            }
+        }
+    }
+
+    private func runOnce<Result>(
+        _ options: PostgresTransactionOptions,
+        isolation: isolated (any Actor)?,
+        _ body: (PostgresTransaction) async throws -> sending Result
+    ) async throws -> sending Result {
+        let retention = configuration.store.changeRetention
+        do {
+            return try await client.withConnection(isolation: isolation) { connection in
+                try await self.run(options, on: connection, retention: retention, isolation: isolation, body)
+            }
+        } catch let error as HangarError {
+            throw error
+        } catch let error as PSQLError {
+            // Leasing the connection failed: nothing ran.
+            throw HangarError.postgres(error, sql: nil, phase: .connecting)
+        }
+    }
+
+    /// `BEGIN`, `body`, `COMMIT` on one leased connection; `ROLLBACK` on any error.
+    private func run<Result>(
+        _ options: PostgresTransactionOptions, on connection: PostgresConnection, retention: ChangeRetention,
+        isolation: isolated (any Actor)?, _ body: (PostgresTransaction) async throws -> sending Result
+    ) async throws -> sending Result {
+        do {
+            try await connection.query(PostgresQuery(unsafeSQL: options.begin), logger: logger)
+        } catch {
+            throw HangarError.postgres(error, sql: options.begin, phase: .connecting)
+        }
+        let transaction = PostgresTransaction(connection: connection, sql: sql, options: options, logger: logger)
+        let value: Result
+        do {
+            value = try await body(transaction)
+            if let failure = transaction.failure { throw failure }
+            try await transaction.changes.finish(retention: retention, in: transaction)
+        } catch {
+            await rollBack(connection)
+            throw error is PSQLError ? HangarError.postgres(error, sql: nil, phase: .statement) : error
+        }
+        do {
+            try await connection.query("COMMIT", logger: logger)
+        } catch {
+            throw HangarError.postgres(error, sql: "COMMIT", phase: .commit)
+        }
+        return value
+    }
+
+    /// Rolls back; when that fails (the connection is lost or broken) the connection is closed, so the pool
+    /// drops it instead of lending it again inside a transaction.
+    private func rollBack(_ connection: PostgresConnection) async {
+        do {
+            try await connection.query("ROLLBACK", logger: logger)
+        } catch {
+            try? await connection.close()
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+public import Hangar
+public import PostgresNIO
+
+/// How a store on PostgreSQL is opened: the server and how to connect to it, the schema its tables live in,
+/// the pool and the timeouts every connection gets, and the Hangar ``StoreConfiguration`` it carries (registry,
+/// collection options, change retention).
+///
+/// ```swift
+/// let configuration = try PostgresStoreConfiguration(url: "postgres://app:secret@db.internal:5432/app")
+/// ```
+public struct PostgresStoreConfiguration: Sendable {
+    /// How postgres-nio connects: host, port, user, password, database and TLS. The pool size, connect timeout
+    /// and server settings below are applied to it when the store opens.
+    public var client: PostgresClient.Configuration
+    /// The schema that holds the store's tables; `hangar` by default. A lowercase SQL identifier (letters,
+    /// digits and `_`, not starting with a digit or `pg_`, at most 63 bytes): several stores share a database
+    /// under different schemas.
+    public var schema: String
+    /// The most connections the store opens to the server at once; 10 by default.
+    public var poolSize: Int = 10
+    /// How long opening one connection may take; 10 s by default.
+    public var connectTimeout: Duration = .seconds(10)
+    /// The server's `statement_timeout` on every connection: a statement running longer is cancelled
+    /// (``HangarError/timeout``); 30 s by default.
+    public var statementTimeout: Duration = .seconds(30)
+    /// The server's `idle_in_transaction_session_timeout` on every connection: a session idle inside a
+    /// transaction for longer (a frozen client holding locks) is ended by the server; 60 s by default.
+    public var idleInTransactionTimeout: Duration = .seconds(60)
+    /// The Hangar configuration: the registry, the collections' options, the change feed's retention. Its
+    /// SQLite settings (synchronous, busy timeout, readers) do not apply.
+    public var store: StoreConfiguration
+
+    /// The default schema name.
+    public static let defaultSchema = "hangar"
+
+    /// A configuration from a connection URL: `postgres://user:password@host:port/database?sslmode=disable`
+    /// (`postgresql://` too; user, password and database percent-encoded). The port defaults to 5432 and the
+    /// database to the user's name. Query parameters: `sslmode` (`disable`, `allow`, `prefer` — the default —,
+    /// `require`, `verify-ca`, `verify-full`), `application_name`, `connect_timeout` (seconds), `schema`.
+    ///
+    /// - Throws: ``HangarError/invalidConfiguration`` for a URL that is not of that form (the message never
+    ///   repeats the URL, which may hold a password), or an invalid schema name.
+    public init(url: String, schema: String? = nil, store: StoreConfiguration = StoreConfiguration())
+        throws(HangarError)
+    {
+        let parsed = try PostgresURL(parsing: url)
+        try self.init(client: parsed.client, schema: schema ?? parsed.schema ?? Self.defaultSchema, store: store)
+        if let timeout = parsed.connectTimeout { connectTimeout = timeout }
+    }
+
+    /// A configuration from postgres-nio's own: for what a URL cannot say (a Unix socket, a TLS context).
+    ///
+    /// - Throws: ``HangarError/invalidConfiguration`` for an invalid schema name.
+    public init(
+        client: PostgresClient.Configuration, schema: String = PostgresStoreConfiguration.defaultSchema,
+        store: StoreConfiguration = StoreConfiguration()
+    ) throws(HangarError) {
+        try Self.validateSchema(schema)
+        self.client = client
+        self.schema = schema
+        self.store = store
+    }
+
+    /// Checks `name` as a schema name: a lowercase SQL identifier that needs no quoting and is not reserved.
+    ///
+    /// - Throws: ``HangarError/invalidConfiguration``.
+    public static func validateSchema(_ name: String) throws(HangarError) {
+        let bytes = Array(name.utf8)
+        func isStart(_ byte: UInt8) -> Bool { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || byte == 95 }
+        func isPart(_ byte: UInt8) -> Bool { isStart(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+        guard let first = bytes.first, isStart(first), bytes.allSatisfy(isPart), bytes.count <= 63,
+            !name.hasPrefix("pg_")
+        else {
+            throw HangarError(
+                .invalidConfiguration,
+                "The schema name must be 1 to 63 lowercase letters, digits and underscores, start with a letter "
+                    + "or underscore, and not start with pg_")
+        }
+    }
+
+    /// The client configuration the store runs: ``client`` with the pool size, the connect timeout, and the
+    /// timeouts sent as startup parameters, so every connection (also one the pool opens again after a loss)
+    /// has them from its first statement.
+    ///
+    /// - Throws: ``HangarError/invalidConfiguration`` for a pool size below 1, a timeout not positive, or an
+    ///   invalid schema name.
+    public func makeClientConfiguration() throws(HangarError) -> PostgresClient.Configuration {
+        try Self.validateSchema(schema)
+        guard poolSize >= 1 else {
+            throw HangarError(.invalidConfiguration, "The pool size must be at least 1, not \(poolSize)")
+        }
+        for (name, value) in [
+            ("connect timeout", connectTimeout), ("statement timeout", statementTimeout),
+            ("idle-in-transaction timeout", idleInTransactionTimeout),
+        ] where value <= .zero {
+            throw HangarError(.invalidConfiguration, "The \(name) must be positive")
+        }
+        var configuration = client
+        configuration.options.maximumConnections = poolSize
+        configuration.options.minimumConnections = 0
+        configuration.options.connectTimeout = connectTimeout
+        var parameters = configuration.options.additionalStartupParameters.filter {
+            !["statement_timeout", "idle_in_transaction_session_timeout"].contains($0.0)
+        }
+        parameters.append(("statement_timeout", "\(Self.milliseconds(statementTimeout))"))
+        parameters.append(("idle_in_transaction_session_timeout", "\(Self.milliseconds(idleInTransactionTimeout))"))
+        configuration.options.additionalStartupParameters = parameters
+        return configuration
+    }
+
+    /// Whole milliseconds, at least 1 (the server's unit for both timeouts; 0 would turn them off).
+    static func milliseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        let (product, overflow) = seconds.multipliedReportingOverflow(by: 1_000)
+        guard !overflow else { return Int64(Int32.max) }
+        // The server takes at most Int32.max milliseconds (about 24.8 days).
+        return min(Int64(Int32.max), max(1, product + attoseconds / 1_000_000_000_000_000))
+    }
+}

@@ -1,0 +1,391 @@
+/// The PostgreSQL schema of a store and every statement run on it, in one place: the same tables as the SQLite
+/// store's (`StoreSchema`, `StoreSQL` in Hangar), in the configured schema, in PostgreSQL's syntax (`$1`
+/// parameters; `$1` is always the collection where there is one). Every name is qualified with the schema, so
+/// nothing depends on a connection's `search_path`.
+///
+/// Types: keys, collections, class tags and index names are `text COLLATE "C"` (bytewise order, as SQLite's);
+/// bodies are `bytea` (the same binary property lists); index values are `bytea` holding the exact
+/// `IndexValue` encoding the SQLite store uses (`bytea` compares as `memcmp`, then length, like SQLite's BLOBs);
+/// revisions, versions and sequences are `bigint`; times are `double precision` seconds since 1970, as SQLite
+/// stores them. Bind bytes as `ByteBuffer` (or `Data`): postgres-nio sends a `[UInt8]` as a `"char"[]` array,
+/// not as `bytea`.
+///
+/// The tables:
+///
+/// - `schema_version`: one row, the schema version (``steps``.count once up to date).
+/// - `documents`, `history`, `key_revisions`, `index_entries`, `index_catalog`, `changes`, `change_counter`: as
+///   in SQLite. `mirror_failures` is not here: mirror files are a local-disk feature of the SQLite store.
+package struct PostgresStoreSQL: Sendable {
+    /// The schema's name, as validated (``PostgresStoreConfiguration/validateSchema(_:)``).
+    package let schema: String
+    /// The schema's name quoted as an identifier.
+    package let quotedSchema: String
+
+    /// The SQL of the store in `schema`, which must have been validated (a lowercase identifier).
+    package init(schema: String) {
+        self.schema = schema
+        self.quotedSchema = "\"\(schema)\""
+        let s = quotedSchema
+        steps = Self.makeSteps(s)
+        createSchema = "CREATE SCHEMA IF NOT EXISTS \(s)"
+        createVersionTable = """
+            CREATE TABLE IF NOT EXISTS \(s).schema_version (
+                id integer PRIMARY KEY CHECK (id = 1),
+                version bigint NOT NULL
+            )
+            """
+        versionTableExists = "SELECT to_regclass('\(s).schema_version') IS NOT NULL"
+        schemaVersion = "SELECT version FROM \(s).schema_version WHERE id = 1"
+        setSchemaVersion = """
+            INSERT INTO \(s).schema_version (id, version) VALUES (1, $1)
+            ON CONFLICT (id) DO UPDATE SET version = excluded.version
+            """
+        documents = DocumentStatements(s)
+        history = HistoryStatements(s)
+        indexes = IndexStatements(s)
+        changes = ChangeStatements(s)
+    }
+
+    // MARK: Schema and version
+
+    /// The advisory lock key (`pg_advisory_xact_lock($1)` with this text's 64-bit hash, `hashtextextended`) that
+    /// serializes creating and upgrading this schema across processes.
+    package var migrationLockName: String { "hangar schema \(schema)" }
+    /// Takes the migration lock for the rest of the transaction ($1: ``migrationLockName``).
+    package let migrationLock = "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))"
+    package let createSchema: String
+    package let createVersionTable: String
+    /// `true` when the version table exists (without failing when the schema does not).
+    package let versionTableExists: String
+    /// The version (no row: 0).
+    package let schemaVersion: String
+    /// Records version $1.
+    package let setSchemaVersion: String
+
+    /// The schema version this code writes.
+    package var currentVersion: Int64 { Int64(steps.count) }
+    /// Step `n` upgrades the schema from version `n` to `n + 1`; each statement is run on its own (the extended
+    /// protocol takes one statement at a time), all of them in the migrating transaction. Frozen once released.
+    package let steps: [[String]]
+
+    private static func makeSteps(_ s: String) -> [[String]] {
+        [
+            [
+                """
+                CREATE TABLE \(s).documents (
+                    collection text COLLATE "C" NOT NULL,
+                    key text COLLATE "C" NOT NULL,
+                    class_tag text COLLATE "C",
+                    major bigint NOT NULL,
+                    minor bigint NOT NULL,
+                    revision bigint NOT NULL,
+                    created_at double precision NOT NULL,
+                    updated_at double precision NOT NULL,
+                    body bytea NOT NULL,
+                    PRIMARY KEY (collection, key)
+                )
+                """,
+                "CREATE INDEX documents_by_class_tag ON \(s).documents (collection, class_tag)",
+                """
+                CREATE TABLE \(s).history (
+                    collection text COLLATE "C" NOT NULL,
+                    key text COLLATE "C" NOT NULL,
+                    revision bigint NOT NULL,
+                    class_tag text COLLATE "C",
+                    major bigint NOT NULL,
+                    minor bigint NOT NULL,
+                    saved_at double precision NOT NULL,
+                    body bytea NOT NULL,
+                    PRIMARY KEY (collection, key, revision)
+                )
+                """,
+                """
+                CREATE TABLE \(s).key_revisions (
+                    collection text COLLATE "C" NOT NULL,
+                    key text COLLATE "C" NOT NULL,
+                    revision bigint NOT NULL,
+                    PRIMARY KEY (collection, key)
+                )
+                """,
+                """
+                CREATE TABLE \(s).index_entries (
+                    collection text COLLATE "C" NOT NULL,
+                    name text COLLATE "C" NOT NULL,
+                    value bytea NOT NULL,
+                    key text COLLATE "C" NOT NULL,
+                    PRIMARY KEY (collection, name, value, key)
+                )
+                """,
+                "CREATE INDEX index_entries_by_key ON \(s).index_entries (collection, key)",
+                """
+                CREATE TABLE \(s).index_catalog (
+                    collection text COLLATE "C" NOT NULL,
+                    name text COLLATE "C" NOT NULL,
+                    fingerprint text NOT NULL,
+                    PRIMARY KEY (collection, name)
+                )
+                """,
+                """
+                CREATE TABLE \(s).changes (
+                    sequence bigint PRIMARY KEY,
+                    transaction_id bigint NOT NULL,
+                    collection text COLLATE "C" NOT NULL,
+                    key text COLLATE "C" NOT NULL,
+                    revision bigint NOT NULL,
+                    kind text NOT NULL,
+                    major bigint NOT NULL,
+                    minor bigint NOT NULL,
+                    class_tag text COLLATE "C",
+                    committed_at double precision NOT NULL
+                )
+                """,
+                "CREATE INDEX changes_by_collection ON \(s).changes (collection, sequence)",
+                """
+                CREATE TABLE \(s).change_counter (
+                    id integer PRIMARY KEY CHECK (id = 1),
+                    last_sequence bigint NOT NULL,
+                    last_transaction bigint NOT NULL,
+                    pruned_through bigint NOT NULL
+                )
+                """,
+                """
+                INSERT INTO \(s).change_counter (id, last_sequence, last_transaction, pruned_through)
+                VALUES (1, 0, 0, 0)
+                """,
+            ]
+        ]
+    }
+
+    // MARK: Statements
+
+    /// `documents`.
+    package let documents: DocumentStatements
+    /// `history` and `key_revisions`.
+    package let history: HistoryStatements
+    /// `index_entries` and `index_catalog`.
+    package let indexes: IndexStatements
+    /// `changes` and `change_counter`.
+    package let changes: ChangeStatements
+
+    /// Statements on `documents`. A limit of NULL means none (PostgreSQL's `LIMIT NULL`, where SQLite's is -1).
+    package struct DocumentStatements: Sendable {
+        /// The columns a stored document is read from, in order.
+        package static let columns = "revision, major, minor, class_tag, created_at, updated_at, body"
+        /// ``columns`` of one document ($1 collection, $2 key).
+        package let document: String
+        package let documentExists: String
+        /// revision, major, minor of the current document.
+        package let currentRevision: String
+        /// The same, locking the row until the transaction ends (a writer's read before it saves).
+        package let currentRevisionForUpdate: String
+        package let collections: String
+        package let countDocuments: String
+        package let keys: String
+        /// A page of keys ($2 limit or NULL, $3 offset).
+        package let keysPageAscending: String
+        package let keysPageDescending: String
+        package let keysPageRecentlyUpdated: String
+        /// The keys whose class tag is $2.
+        package let keysByClassTag: String
+        /// key, then ``columns``, of every document of a collection.
+        package let documentsOfCollection: String
+        /// The keys of documents older than version $2.$3.
+        package let keysOlderThanVersion: String
+        /// The keys of documents of a major newer than $2.
+        package let keysNewerThanMajor: String
+        /// $3 class tag, $4 major, $5 minor, $6 revision, $7 now (created and updated), $8 body.
+        package let insertDocument: String
+        /// Parameters as ``insertDocument`` ($7 is the update time).
+        package let updateDocument: String
+        package let deleteDocument: String
+
+        init(_ s: String) {
+            let columns = Self.columns
+            document = "SELECT \(columns) FROM \(s).documents WHERE collection = $1 AND key = $2"
+            documentExists = "SELECT 1 FROM \(s).documents WHERE collection = $1 AND key = $2"
+            currentRevision = "SELECT revision, major, minor FROM \(s).documents WHERE collection = $1 AND key = $2"
+            currentRevisionForUpdate = currentRevision + " FOR UPDATE"
+            collections = "SELECT DISTINCT collection FROM \(s).documents ORDER BY collection"
+            countDocuments = "SELECT count(*) FROM \(s).documents WHERE collection = $1"
+            keys = "SELECT key FROM \(s).documents WHERE collection = $1 ORDER BY key"
+            let page = "LIMIT $2::bigint OFFSET $3::bigint"
+            keysPageAscending = "SELECT key FROM \(s).documents WHERE collection = $1 ORDER BY key ASC \(page)"
+            keysPageDescending = "SELECT key FROM \(s).documents WHERE collection = $1 ORDER BY key DESC \(page)"
+            keysPageRecentlyUpdated =
+                "SELECT key FROM \(s).documents WHERE collection = $1 ORDER BY updated_at DESC, key ASC \(page)"
+            keysByClassTag = "SELECT key FROM \(s).documents WHERE collection = $1 AND class_tag = $2 ORDER BY key"
+            documentsOfCollection = "SELECT key, \(columns) FROM \(s).documents WHERE collection = $1 ORDER BY key"
+            keysOlderThanVersion = """
+                SELECT key FROM \(s).documents
+                WHERE collection = $1 AND (major < $2 OR (major = $2 AND minor < $3)) ORDER BY key
+                """
+            keysNewerThanMajor = "SELECT key FROM \(s).documents WHERE collection = $1 AND major > $2 ORDER BY key"
+            insertDocument = """
+                INSERT INTO \(s).documents
+                    (collection, key, class_tag, major, minor, revision, created_at, updated_at, body)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8)
+                """
+            updateDocument = """
+                UPDATE \(s).documents SET class_tag = $3, major = $4, minor = $5, revision = $6, updated_at = $7,
+                    body = $8
+                WHERE collection = $1 AND key = $2
+                """
+            deleteDocument = "DELETE FROM \(s).documents WHERE collection = $1 AND key = $2"
+        }
+    }
+
+    /// Statements on `history` and `key_revisions`.
+    package struct HistoryStatements: Sendable {
+        /// revision, major, minor, class_tag, saved at, is current (0 or 1) of every kept revision, oldest first.
+        package let revisions: String
+        /// Document columns of revision $3, from history or current.
+        package let documentRevision: String
+        package let copyCurrentToHistory: String
+        package let deleteHistory: String
+        /// Keeps the newest $3 revisions in history.
+        package let pruneHistory: String
+        /// The last revision the key ever had (NULL for a key never saved).
+        package let lastRevision: String
+        /// Records $3 as the key's last revision.
+        package let setLastRevision: String
+
+        init(_ s: String) {
+            revisions = """
+                SELECT revision, major, minor, class_tag, saved_at, 0 FROM \(s).history
+                    WHERE collection = $1 AND key = $2
+                UNION ALL
+                SELECT revision, major, minor, class_tag, updated_at, 1 FROM \(s).documents
+                    WHERE collection = $1 AND key = $2
+                ORDER BY 1
+                """
+            documentRevision = """
+                SELECT revision, major, minor, class_tag, saved_at, saved_at, body FROM \(s).history
+                    WHERE collection = $1 AND key = $2 AND revision = $3
+                UNION ALL
+                SELECT \(DocumentStatements.columns) FROM \(s).documents
+                    WHERE collection = $1 AND key = $2 AND revision = $3
+                """
+            copyCurrentToHistory = """
+                INSERT INTO \(s).history (collection, key, revision, class_tag, major, minor, saved_at, body)
+                SELECT collection, key, revision, class_tag, major, minor, updated_at, body FROM \(s).documents
+                WHERE collection = $1 AND key = $2
+                ON CONFLICT (collection, key, revision) DO UPDATE SET class_tag = excluded.class_tag,
+                    major = excluded.major, minor = excluded.minor, saved_at = excluded.saved_at, body = excluded.body
+                """
+            deleteHistory = "DELETE FROM \(s).history WHERE collection = $1 AND key = $2"
+            pruneHistory = """
+                DELETE FROM \(s).history WHERE collection = $1 AND key = $2 AND revision NOT IN
+                    (SELECT revision FROM \(s).history WHERE collection = $1 AND key = $2
+                     ORDER BY revision DESC LIMIT $3::bigint)
+                """
+            lastRevision = """
+                SELECT max(revision) FROM (
+                    SELECT revision FROM \(s).key_revisions WHERE collection = $1 AND key = $2
+                    UNION ALL SELECT max(revision) FROM \(s).history WHERE collection = $1 AND key = $2) AS known
+                """
+            setLastRevision = """
+                INSERT INTO \(s).key_revisions (collection, key, revision) VALUES ($1, $2, $3)
+                ON CONFLICT (collection, key) DO UPDATE SET revision = excluded.revision
+                """
+        }
+    }
+
+    /// Statements on `index_entries` and `index_catalog`.
+    package struct IndexStatements: Sendable {
+        /// The keys whose index $2 holds the value $3.
+        package let keysWithIndexValue: String
+        /// The keys in index $2; range queries append `AND value >= $n` / `AND value < $n` and `ORDER BY key`.
+        package let keysInIndex: String
+        /// A key other than $4 whose index $2 holds $3.
+        package let otherKeyWithIndexValue: String
+        /// Index $2 holds value $3 for key $4.
+        package let insertIndexEntry: String
+        package let deleteIndexEntriesOfKey: String
+        package let deleteIndexEntriesOfIndex: String
+        package let indexIsBuilt: String
+        package let builtIndexNames: String
+        /// name, fingerprint of the indexes built for a collection.
+        package let builtIndexes: String
+        /// Index $2 is built from the definition whose fingerprint is $3.
+        package let recordBuiltIndex: String
+        package let forgetIndex: String
+
+        init(_ s: String) {
+            keysWithIndexValue = """
+                SELECT DISTINCT key FROM \(s).index_entries WHERE collection = $1 AND name = $2 AND value = $3
+                ORDER BY key
+                """
+            keysInIndex = "SELECT DISTINCT key FROM \(s).index_entries WHERE collection = $1 AND name = $2"
+            otherKeyWithIndexValue = """
+                SELECT key FROM \(s).index_entries
+                WHERE collection = $1 AND name = $2 AND value = $3 AND key <> $4 LIMIT 1
+                """
+            insertIndexEntry = """
+                INSERT INTO \(s).index_entries (collection, name, value, key) VALUES ($1, $2, $3, $4)
+                ON CONFLICT DO NOTHING
+                """
+            deleteIndexEntriesOfKey = "DELETE FROM \(s).index_entries WHERE collection = $1 AND key = $2"
+            deleteIndexEntriesOfIndex = "DELETE FROM \(s).index_entries WHERE collection = $1 AND name = $2"
+            indexIsBuilt = "SELECT 1 FROM \(s).index_catalog WHERE collection = $1 AND name = $2"
+            builtIndexNames = "SELECT name FROM \(s).index_catalog WHERE collection = $1"
+            builtIndexes = "SELECT name, fingerprint FROM \(s).index_catalog WHERE collection = $1"
+            recordBuiltIndex = """
+                INSERT INTO \(s).index_catalog (collection, name, fingerprint) VALUES ($1, $2, $3)
+                ON CONFLICT (collection, name) DO UPDATE SET fingerprint = excluded.fingerprint
+                """
+            forgetIndex = "DELETE FROM \(s).index_catalog WHERE collection = $1 AND name = $2"
+        }
+    }
+
+    /// Statements on `changes` and `change_counter` (see ``PostgresChangeRecorder`` for how they are used).
+    package struct ChangeStatements: Sendable {
+        /// last_sequence, last_transaction, pruned_through, without locking (readers).
+        package let counter: String
+        /// last_sequence, last_transaction, pruned_through, locking the counter row until the transaction
+        /// ends: the first change of a write transaction takes it (``PostgresChangeRecorder``).
+        package let lockCounter: String
+        /// Sets $1 last sequence, $2 last transaction.
+        package let advanceCounter: String
+        /// Sets $1 the last sequence pruned.
+        package let setPrunedThrough: String
+        /// Records the current row of ($5 collection, $6 key) as change $1 of transaction $2, of kind $3, at $4.
+        package let recordChange: String
+        /// The columns a change is read from, in order.
+        package static let columns =
+            "sequence, transaction_id, collection, key, revision, kind, major, minor, class_tag, committed_at"
+        /// Changes after $1, oldest first, at most $2 (NULL: all).
+        package let changesSince: String
+        /// Changes of collection $3 after $1, oldest first, at most $2 (NULL: all).
+        package let changesOfCollectionSince: String
+        /// Drops the changes up to $1.
+        package let pruneChanges: String
+        /// The first change after $1 committed at $2 or later.
+        package let firstChangeNotOlderThan: String
+
+        init(_ s: String) {
+            counter = "SELECT last_sequence, last_transaction, pruned_through FROM \(s).change_counter WHERE id = 1"
+            lockCounter = counter + " FOR UPDATE"
+            advanceCounter = "UPDATE \(s).change_counter SET last_sequence = $1, last_transaction = $2 WHERE id = 1"
+            setPrunedThrough = "UPDATE \(s).change_counter SET pruned_through = $1 WHERE id = 1"
+            recordChange = """
+                INSERT INTO \(s).changes
+                    (sequence, transaction_id, collection, key, revision, kind, major, minor, class_tag, committed_at)
+                SELECT $1::bigint, $2::bigint, collection, key, revision, $3::text, major, minor, class_tag,
+                    $4::double precision
+                FROM \(s).documents WHERE collection = $5 AND key = $6
+                """
+            let columns = Self.columns
+            changesSince = """
+                SELECT \(columns) FROM \(s).changes WHERE sequence > $1 ORDER BY sequence LIMIT $2::bigint
+                """
+            changesOfCollectionSince = """
+                SELECT \(columns) FROM \(s).changes WHERE collection = $3 AND sequence > $1 ORDER BY sequence
+                LIMIT $2::bigint
+                """
+            pruneChanges = "DELETE FROM \(s).changes WHERE sequence <= $1"
+            firstChangeNotOlderThan = """
+                SELECT sequence FROM \(s).changes WHERE sequence > $1 AND committed_at >= $2 ORDER BY sequence LIMIT 1
+                """
+        }
+    }
+}
