@@ -44,6 +44,7 @@ package struct PostgresStoreSQL: Sendable {
         history = HistoryStatements(s)
         indexes = IndexStatements(s)
         changes = ChangeStatements(s)
+        locks = LockStatements(s)
     }
 
     // MARK: Schema and version
@@ -166,6 +167,38 @@ package struct PostgresStoreSQL: Sendable {
     package let indexes: IndexStatements
     /// `changes` and `change_counter`.
     package let changes: ChangeStatements
+    /// Transaction-scoped advisory locks.
+    package let locks: LockStatements
+
+    /// Transaction-scoped advisory locks (`pg_advisory_xact_lock`, released at commit or rollback), on 64-bit
+    /// hashes of names in this schema: two names with one hash only wait for each other, never miss a lock.
+    package struct LockStatements: Sendable {
+        /// The lock of key $2 in collection $1, whether or not a document is stored there: a writer takes it
+        /// before reading the current row, so a check and the write after it are one step.
+        package let lockKey: String
+        /// The lock of value $3 in index $2 of collection $1: writers of one unique value take turns.
+        package let lockIndexValue: String
+        /// The lock of the index catalog ($1: the schema), while indexes are reconciled on open.
+        package let lockIndexes: String
+
+        init(_ s: String) {
+            let schema = s.replacingOccurrences(of: "\"", with: "")
+            lockKey =
+                "SELECT pg_advisory_xact_lock(hashtextextended('key ' || $1 || chr(1) || $2, \(Self.seed(schema))))"
+            lockIndexValue = """
+                SELECT pg_advisory_xact_lock(
+                    hashtextextended('index ' || $1 || chr(1) || $2 || chr(1) || encode($3, 'hex'), \(Self.seed(schema))))
+                """
+            lockIndexes = "SELECT pg_advisory_xact_lock(hashtextextended('indexes ' || $1, 0))"
+        }
+
+        /// A seed per schema, so stores in two schemas of one database do not share locks.
+        private static func seed(_ schema: String) -> Int64 {
+            var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+            for byte in schema.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
+            return Int64(bitPattern: hash)
+        }
+    }
 
     /// Statements on `documents`. A limit of NULL means none (PostgreSQL's `LIMIT NULL`, where SQLite's is -1).
     package struct DocumentStatements: Sendable {
@@ -178,6 +211,8 @@ package struct PostgresStoreSQL: Sendable {
         package let currentRevision: String
         /// The same, locking the row until the transaction ends (a writer's read before it saves).
         package let currentRevisionForUpdate: String
+        /// revision, major, minor, class_tag of the current document (a writer's read, under the key's lock).
+        package let currentRow: String
         package let collections: String
         package let countDocuments: String
         package let keys: String
@@ -205,6 +240,8 @@ package struct PostgresStoreSQL: Sendable {
             documentExists = "SELECT 1 FROM \(s).documents WHERE collection = $1 AND key = $2"
             currentRevision = "SELECT revision, major, minor FROM \(s).documents WHERE collection = $1 AND key = $2"
             currentRevisionForUpdate = currentRevision + " FOR UPDATE"
+            currentRow =
+                "SELECT revision, major, minor, class_tag FROM \(s).documents WHERE collection = $1 AND key = $2"
             collections = "SELECT DISTINCT collection FROM \(s).documents ORDER BY collection"
             countDocuments = "SELECT count(*) FROM \(s).documents WHERE collection = $1"
             keys = "SELECT key FROM \(s).documents WHERE collection = $1 ORDER BY key"
@@ -348,8 +385,9 @@ package struct PostgresStoreSQL: Sendable {
         package let advanceCounter: String
         /// Sets $1 the last sequence pruned.
         package let setPrunedThrough: String
-        /// Records the current row of ($5 collection, $6 key) as change $1 of transaction $2, of kind $3, at $4.
-        package let recordChange: String
+        /// Records change $1 of transaction $2, of kind $3, at $4: ($5 collection, $6 key) at revision $7,
+        /// version $8.$9, class tag $10.
+        package let recordChangeValues: String
         /// The columns a change is read from, in order.
         package static let columns =
             "sequence, transaction_id, collection, key, revision, kind, major, minor, class_tag, committed_at"
@@ -367,12 +405,10 @@ package struct PostgresStoreSQL: Sendable {
             lockCounter = counter + " FOR UPDATE"
             advanceCounter = "UPDATE \(s).change_counter SET last_sequence = $1, last_transaction = $2 WHERE id = 1"
             setPrunedThrough = "UPDATE \(s).change_counter SET pruned_through = $1 WHERE id = 1"
-            recordChange = """
+            recordChangeValues = """
                 INSERT INTO \(s).changes
-                    (sequence, transaction_id, collection, key, revision, kind, major, minor, class_tag, committed_at)
-                SELECT $1::bigint, $2::bigint, collection, key, revision, $3::text, major, minor, class_tag,
-                    $4::double precision
-                FROM \(s).documents WHERE collection = $5 AND key = $6
+                    (sequence, transaction_id, kind, committed_at, collection, key, revision, major, minor, class_tag)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
                 """
             let columns = Self.columns
             changesSince = """

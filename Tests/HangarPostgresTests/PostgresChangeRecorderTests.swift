@@ -13,47 +13,49 @@ import Testing
         try await withTestEngine(configure: { $0.poolSize = 6 }) { engine in
             let writers = 6
             let transactionsEach = 12
-            // (writer, transaction) → the sequences a committed transaction was given.
-            let committed = try await withThrowingTaskGroup(of: [[Int]].self) { group in
+            // The keys of each committed transaction, in the order it recorded them.
+            let committed = try await withThrowingTaskGroup(of: [[String]].self) { group in
                 for writer in 0..<writers {
                     group.addTask {
-                        var mine: [[Int]] = []
+                        var mine: [[String]] = []
                         for number in 0..<transactionsEach {
                             let changes = 1 + (writer + number) % 3
                             let rollBack = (writer * transactionsEach + number) % 4 == 0
+                            let keys = (0..<changes).map { "w\(writer)-t\(number)-c\($0)" }
                             do {
-                                let sequences = try await engine.withTransaction { transaction in
-                                    var sequences: [Int] = []
-                                    for change in 0..<changes {
-                                        let key = "w\(writer)-t\(number)-c\(change)"
+                                try await engine.withTransaction { transaction in
+                                    for key in keys {
                                         try await insertDocument(key, in: transaction)
-                                        sequences.append(
-                                            try await transaction.changes.record(
-                                                .save, collection: "pilots", key: key, in: transaction))
+                                        recordSave(key, in: transaction)
                                     }
                                     if rollBack { throw Planned() }
-                                    return sequences
                                 }
-                                mine.append(sequences)
+                                mine.append(keys)
                             } catch is Planned {}
                         }
                         return mine
                     }
                 }
-                var all: [[Int]] = []
+                var all: [[String]] = []
                 for try await mine in group { all += mine }
                 return all
             }
             let rows = try await engine.withTransaction(.read) { transaction in
                 try await transaction.query(
-                    "SELECT sequence, transaction_id FROM \(transaction.sql.quotedSchema).changes ORDER BY sequence"
-                ).map { try $0.decode((Int64, Int64).self) }
+                    "SELECT sequence, transaction_id, key FROM \(transaction.sql.quotedSchema).changes ORDER BY sequence"
+                ).map { try $0.decode((Int64, Int64, String).self) }
             }
             let total = committed.reduce(0) { $0 + $1.count }
             #expect(rows.map { Int($0.0) } == Array(1...total))
-            // Each transaction's sequences are contiguous, and transaction ids have no gaps either.
-            for sequences in committed { #expect(sequences == Array(sequences[0]..<(sequences[0] + sequences.count))) }
-            #expect(Set(rows.map(\.1)) == Set(Int64(1)...Int64(committed.count)))
+            // Each committed transaction's changes are contiguous, in its order, under one id; ids have no gaps.
+            let byTransaction = Dictionary(grouping: rows, by: \.1)
+            #expect(Set(byTransaction.keys) == Set(Int64(1)...Int64(committed.count)))
+            let recorded = Set(byTransaction.values.map { $0.map(\.2) })
+            #expect(recorded == Set(committed))
+            for changes in byTransaction.values {
+                let sequences = changes.map(\.0)
+                #expect(sequences == Array(sequences[0]..<(sequences[0] + Int64(sequences.count))))
+            }
             let counter = try await engine.withTransaction(.read) { transaction in
                 try await transaction.query(transaction.sql.changes.counter).first?.decode((Int64, Int64, Int64).self)
             }
@@ -62,20 +64,23 @@ import Testing
         }
     }
 
-    @Test func recordingAMissingDocumentFailsAndRecordsNothing() async throws {
+    @Test func aRolledBackTransactionWritesNoChangeAndLeavesTheCounter() async throws {
         try await withTestEngine { engine in
-            do {
-                _ = try await engine.withTransaction { transaction in
-                    try await transaction.changes.record(.save, collection: "pilots", key: "ghost", in: transaction)
+            await #expect(throws: Planned.self) {
+                try await engine.withTransaction { transaction in
+                    try await insertDocument("ghost", in: transaction)
+                    recordSave("ghost", in: transaction)
+                    throw Planned()
                 }
-                Issue.record("a change of no document was recorded")
-            } catch let error as HangarError {
-                #expect(error.code == .database)
             }
-            let last = try await engine.withTransaction(.read) { transaction in
-                try await transaction.scalar(transaction.sql.changes.counter, as: Int64.self)
+            let (last, rows) = try await engine.withTransaction(.read) { transaction in
+                (
+                    try await transaction.scalar(transaction.sql.changes.counter, as: Int64.self),
+                    try await transaction.query("SELECT 1 FROM \(transaction.sql.quotedSchema).changes").count
+                )
             }
             #expect(last == 0)
+            #expect(rows == 0)
         }
     }
 
@@ -85,8 +90,7 @@ import Testing
             for number in 0..<5 {
                 try await engine.withTransaction { transaction in
                     try await insertDocument("k\(number)", in: transaction)
-                    try await transaction.changes.record(
-                        .save, collection: "pilots", key: "k\(number)", in: transaction)
+                    recordSave("k\(number)", in: transaction)
                 }
             }
             let (sequences, counter) = try await engine.withTransaction(.read) { transaction in
@@ -101,4 +105,11 @@ import Testing
             #expect(counter?.2 == 2)
         }
     }
+}
+
+/// Notes a save of `key` in pilots at revision 1, version 1.0, as a write transaction's save does.
+func recordSave(_ key: String, in transaction: PostgresTransaction) {
+    transaction.changes.record(
+        .save, collection: "pilots", key: key, revision: 1, version: DocumentVersion(major: 1, minor: 0),
+        classTag: nil)
 }

@@ -32,6 +32,22 @@ public struct Change: Sendable, Hashable {
     public let classTag: String?
     /// When the change was written, inside its transaction.
     public let committedAt: Date
+
+    /// A change as an engine read it.
+    package init(
+        sequence: Int, transaction: Int, collection: String, key: String, revision: Int, kind: Kind,
+        version: DocumentVersion, classTag: String?, committedAt: Date
+    ) {
+        self.sequence = sequence
+        self.transaction = transaction
+        self.collection = collection
+        self.key = key
+        self.revision = revision
+        self.kind = kind
+        self.version = version
+        self.classTag = classTag
+        self.committedAt = committedAt
+    }
 }
 
 extension ReadTransaction {

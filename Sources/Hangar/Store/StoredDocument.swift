@@ -20,6 +20,21 @@ public struct StoredDocument: Sendable, Hashable {
     /// The envelope, as a binary property list.
     public let body: [UInt8]
 
+    /// A stored document as an engine read it.
+    package init(
+        collection: String, key: String, revision: Int, version: DocumentVersion, classTag: String?, createdAt: Date,
+        updatedAt: Date, body: [UInt8]
+    ) {
+        self.collection = collection
+        self.key = key
+        self.revision = revision
+        self.version = version
+        self.classTag = classTag
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.body = body
+    }
+
     /// The envelope, decoded.
     public func envelope() throws(HangarError) -> PropertyList {
         do {
@@ -90,6 +105,15 @@ public struct RevisionInfo: Sendable, Hashable {
     public let savedAt: Date
     /// Whether it is the document's current revision.
     public let isCurrent: Bool
+
+    /// A revision as an engine read it.
+    package init(revision: Int, version: DocumentVersion, classTag: String?, savedAt: Date, isCurrent: Bool) {
+        self.revision = revision
+        self.version = version
+        self.classTag = classTag
+        self.savedAt = savedAt
+        self.isCurrent = isCurrent
+    }
 }
 
 /// The order of keys in a listing.

@@ -1,0 +1,113 @@
+public import Hangar
+import PostgresNIO
+
+/// A Hangar document store in a PostgreSQL database: the same documents, revisions, history, indexes and change
+/// feed as the SQLite ``Hangar/Store``, shared by every instance of an app that opens it.
+///
+/// ```swift
+/// let store = try await PostgresStore(url: "postgres://app:secret@db.internal:5432/app", store: configuration)
+/// let revision = try await store.write { try await $0.save(amelia, key: "amelia") }
+/// let loaded = try await store.read { try await $0.load(Pilot.self, key: "amelia") }
+/// await store.close()
+/// ```
+///
+/// It is a ``Hangar/DocumentStore``: code written against the protocol runs on it and on the SQLite store
+/// unchanged. Reads run at `REPEATABLE READ` (one snapshot, as a SQLite read transaction) and never wait for
+/// writers. Writes run at `READ COMMITTED`: a save locks the document's row until the transaction ends, so the
+/// expected-revision check and the write are one step, as on SQLite; a write that would deadlock with another
+/// is run again from the start (keep a write closure free of effects outside the store). The change feed's
+/// sequence is given at commit, from a one-row counter locked only while the changes are recorded, so commits
+/// that record changes are serialized for that moment and the sequence has no gaps.
+public final class PostgresStore: DocumentStore {
+    /// The store configuration (registry, collections, retention) it was opened with.
+    public let configuration: StoreConfiguration
+    /// The PostgreSQL configuration it was opened with.
+    public let postgresConfiguration: PostgresStoreConfiguration
+    let engine: PostgresEngine
+    /// Wakes this store's followers when one of its writes commits changes.
+    let changeSignal = ChangeSignal()
+
+    /// Opens the store in `configuration`'s database and schema, creating or upgrading its tables (a schema of a
+    /// newer Hangar is refused and left unchanged), and builds the declared indexes not built yet.
+    public init(configuration: PostgresStoreConfiguration) async throws(HangarError) {
+        for (collection, options) in configuration.store.collections where options.mirrorDirectory != nil {
+            throw HangarError(
+                .invalidConfiguration,
+                "Mirror folders are a feature of the SQLite store (a local disk); follow the change feed instead",
+                collection: collection)
+        }
+        self.configuration = configuration.store
+        postgresConfiguration = configuration
+        engine = try PostgresEngine(configuration: configuration)
+        do {
+            try await engine.prepareSchema()
+            try await reconcileIndexes()
+        } catch {
+            await engine.close()
+            throw error
+        }
+    }
+
+    /// Opens the store at a `postgres://user:password@host:port/database` URL (in `schema`, default `hangar`).
+    public convenience init(url: String, schema: String? = nil, store: StoreConfiguration = StoreConfiguration())
+        async throws(HangarError)
+    {
+        try await self.init(configuration: PostgresStoreConfiguration(url: url, schema: schema, store: store))
+    }
+
+    /// Closes the store's connections; transactions started afterwards fail.
+    public func close() async {
+        await engine.close()
+    }
+
+    // MARK: Transactions
+
+    /// Runs `body` in a read-only transaction that sees one snapshot of the store.
+    public func read<Result: Sendable>(_ body: (PostgresReadTransaction) async throws -> Result) async throws
+        -> Result
+    {
+        try await engine.withTransaction(.read) { transaction in
+            let reader = PostgresReadTransaction(transaction, store: self)
+            defer { reader.invalidate() }
+            return try await body(reader)
+        }
+    }
+
+    /// Runs `body` in a write transaction: everything it saves and deletes is committed together when it
+    /// returns, and nothing is when it throws. After a deadlock with another writer it runs again from the
+    /// start (up to 5 times).
+    ///
+    /// - Throws: ``Hangar/HangarError/Code/outcomeUnknown`` when the connection was lost during `COMMIT`: the
+    ///   write may or may not be stored; save again with the expected revision to find out.
+    @discardableResult
+    public func write<Result: Sendable>(_ body: (PostgresWriteTransaction) async throws -> Result) async throws
+        -> Result
+    {
+        var recorded = false
+        let result = try await engine.withTransaction(.write) { transaction in
+            let writer = PostgresWriteTransaction(transaction, store: self)
+            defer { writer.invalidate() }
+            let result = try await body(writer)
+            recorded = transaction.changes.hasRecorded
+            return result
+        }
+        if recorded { changeSignal.signal() }
+        return result
+    }
+
+    /// Every change after `sequence` (of `collection` only, when given), then each one as it commits, until the
+    /// task iterating it is cancelled. A commit through this store wakes it at once; one through another
+    /// instance is seen within about ``Hangar/StoreConfiguration/followPollInterval``.
+    public func follow(after sequence: Int, in collection: String? = nil) -> ChangeFeed {
+        ChangeFeed(
+            after: sequence, collection: collection, signal: changeSignal,
+            pollInterval: configuration.followPollInterval
+        ) { last, collection, limit in
+            try await self.read { transaction in
+                ChangeFeed.Batch(
+                    changes: try await transaction.changes(since: last, in: collection, limit: limit),
+                    lastSequence: try await transaction.lastChangeSequence())
+            }
+        }
+    }
+}
