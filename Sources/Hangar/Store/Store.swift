@@ -23,6 +23,8 @@ public final class Store: Sendable {
     private let readers: ReaderPool?
     /// Wakes this store's followers (``follow(after:in:)``) when a write commits changes.
     let changeSignal = ChangeSignal()
+    /// When this store's commits next look for changes old enough to prune (``ChangeRetention/maximumAge``).
+    let changePruning = ChangePruningSchedule()
 
     /// Opens the store at `path`, creating it (and its folder) when needed, and brings its schema up to date.
     /// A store written by a newer Hangar is refused and left unchanged.
@@ -55,6 +57,7 @@ public final class Store: Sendable {
             }
         }
         try reconcileIndexes()
+        writeMirrors(configuredMirrors)
     }
 
     /// A private store in memory, gone when released (for tests and caches).
@@ -176,15 +179,14 @@ public final class Store: Sendable {
     public func write<Result: Sendable>(_ body: @escaping @Sendable (WriteTransaction) throws -> Result) async throws
         -> Result
     {
-        try await writer.withConnection(
+        let written = try await writer.withConnection(
             { connection in
                 let (result, mirrors) = try self.perform(body, on: connection)
                 return Written(result: result, mirrors: mirrors)
             },
-            afterward: { written in
-                self.writeMirrors(written.mirrors)
-                return written.result
-            })
+            afterward: { $0 })
+        await writeMirrors(written.mirrors)
+        return written.result
     }
 
     /// A write's result and the mirror files to write once the lock is given back.
