@@ -88,6 +88,10 @@ extension WriteTransaction {
                 try AtomicFile.save(body, to: path)
             } else if FileManager.default.fileExists(atPath: path) {
                 try FileManager.default.removeItem(atPath: path)
+            } else if FileManager.default.fileExists(atPath: mirror.directory), !Self.isFolder(mirror.directory) {
+                // Something else is in the folder's place: whether the file is gone cannot be known until the
+                // folder is back.
+                throw CocoaError(.fileWriteUnknown)
             }
             return nil
         } catch {
@@ -102,9 +106,7 @@ extension WriteTransaction {
     /// Removes the mirror files (`*.plist`) whose names are not in `names`; returns why it could not. A
     /// folder that does not exist (or is not a folder) holds none.
     private func removeMirrorFiles(of mirror: PendingMirror, keeping names: Set<String>) -> HangarError? {
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: mirror.directory, isDirectory: &isFolder), isFolder.boolValue
-        else { return nil }
+        guard Self.isFolder(mirror.directory) else { return nil }
         do {
             for name in try FileManager.default.contentsOfDirectory(atPath: mirror.directory)
             where name.hasSuffix(".plist") && !name.hasPrefix(".") && !names.contains(name) {
@@ -118,6 +120,11 @@ extension WriteTransaction {
             failure.file = mirror.directory
             return failure
         }
+    }
+
+    private static func isFolder(_ path: String) -> Bool {
+        var isFolder: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue
     }
 
     private func recordMirrorFailure(_ failure: HangarError, _ mirror: PendingMirror) throws(HangarError) {
