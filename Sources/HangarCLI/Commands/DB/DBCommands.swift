@@ -214,8 +214,9 @@ struct DBCheck: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
         abstract: "Check the store's integrity and its mirror files: prints `ok`, or the problems and exits 1.",
-        discussion: "A mirror file a committed save could not write is listed as "
-            + "`mirror not updated: FILE (COLLECTION/KEY): REASON`; the store retries it on its next mirror pass.")
+        discussion: "A mirror file a committed save could not write, or that its mirror has not caught up with "
+            + "yet, is listed as `mirror not updated: FILE (COLLECTION/KEY): REASON`; the store writes it on its "
+            + "next mirror pass.")
 
     @OptionGroup var store: StoreOption
 
