@@ -192,6 +192,30 @@ import Testing
         #expect(try Self.files(in: mirror) == Self.expectedFiles(store, collection: "notes"))
     }
 
+    /// Async writes catch their mirror up after giving the writer's turn back, awaiting their own turn for the
+    /// pass: many at once neither deadlock on the writer's queue nor leave the folder behind.
+    @Test(.timeLimit(.minutes(1))) func concurrentAsyncWritesKeepTheMirrorLevel() async throws {
+        let directory = try temporaryDirectory()
+        let mirror = directory + "/mirror"
+        let store = try Backend.file.makeStore(Self.configuration(mirror: mirror))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<40 {
+                group.addTask {
+                    try await store.write { transaction in
+                        if index % 5 == 4 {
+                            try transaction.delete(key: "k\(index % 7)", in: "notes")
+                        } else {
+                            try transaction.save(envelope: Self.envelope(index), key: "k\(index % 7)", in: "notes")
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try store.mirrorFailures() == [])
+        #expect(try Self.files(in: mirror) == Self.expectedFiles(store, collection: "notes"))
+    }
+
     /// A writer mirroring its collection is killed at random moments (in the middle of a save, of a mirror
     /// pass, between them); each time the store reopens with the mirror, the folder matches the store exactly.
     @Test func aMirrorKilledMidPassCatchesUpOnOpen() throws {
