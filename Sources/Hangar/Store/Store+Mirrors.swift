@@ -138,11 +138,15 @@ extension WriteTransaction {
 }
 
 extension Store {
-    /// The mirrors this store's configuration declares.
-    var configuredMirrors: [PendingMirror] {
-        configuration.collections.compactMap { collection, options in
+    /// The mirrors this store's configuration declares that are behind the feed or owe files (read without
+    /// taking the writer's lock, so that opening a store whose mirrors are level writes nothing).
+    var mirrorsBehind: [PendingMirror] {
+        let declared = configuration.collections.compactMap { collection, options in
             options.mirrorDirectory.map { PendingMirror(collection: collection, directory: $0) }
         }.sorted { ($0.collection, $0.directory) < ($1.collection, $1.directory) }
+        guard !declared.isEmpty else { return [] }
+        // When the state cannot be read, every pass runs, and reports what stops it.
+        return (try? read { transaction in try declared.filter { try !transaction.isLevel($0) } }) ?? declared
     }
 
     /// Catches `mirrors` up after a commit. Never throws: the data is committed. A file that cannot be
@@ -210,12 +214,20 @@ extension Store {
     /// files that are still out of date.
     @discardableResult
     public func retryMirrors() throws(HangarError) -> [MirrorFailure] {
-        writeMirrors(configuredMirrors)
+        writeMirrors(mirrorsBehind)
         return try mirrorFailures()
     }
 }
 
 extension ReadTransaction {
+    /// Whether `mirror` has a cursor at the last change and owes no file.
+    func isLevel(_ mirror: PendingMirror) throws(HangarError) -> Bool {
+        let arguments: [SQLiteValue] = [.text(mirror.collection), .text(mirror.directory)]
+        let cursor = try query(StoreSQL.mirrorCursor, arguments) { Int($0.int64(at: 0)) }.first
+        guard cursor == (try lastChangeSequence()) else { return false }
+        return try query(StoreSQL.mirrorFailuresToRetry, arguments) { $0.text(at: 0) }.isEmpty
+    }
+
     /// The files of the keys changed after each mirror's cursor (a key at most once), but those in `owed`
     /// (`collection NUL key`); a mirror whose changes were pruned owes its whole collection.
     func mirrorLag(excluding owed: Set<String>) throws(HangarError) -> [MirrorFailure] {

@@ -57,7 +57,7 @@ public final class Store: Sendable {
             }
         }
         try reconcileIndexes()
-        writeMirrors(configuredMirrors)
+        writeMirrors(mirrorsBehind)
     }
 
     /// A private store in memory, gone when released (for tests and caches).
