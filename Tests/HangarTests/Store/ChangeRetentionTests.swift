@@ -25,7 +25,7 @@ import Testing
             _ = try store.changes(since: 0)
             return 1
         } catch {
-            return (error as? HangarError)?.oldestRetainedSequence
+            return error.oldestRetainedSequence
         }
     }
 
