@@ -34,6 +34,35 @@ import Testing
     }
 }
 
+extension MirrorCheckTests {
+    @Test func checkReportsFilesAMirrorHasNotCaughtUpWith() throws {
+        let directory = try CLI.temporaryDirectory()
+        let db = directory + "/store.sqlite"
+        let envelope: PropertyList = ["majorVersion": 1, "minorVersion": 0]
+        var configuration = StoreConfiguration()
+        configuration.collections["pilots"] = CollectionOptions(mirrorDirectory: directory + "/mirror")
+        do {
+            let store = try Store(path: db, configuration: configuration)
+            try store.write { try $0.save(envelope: envelope, key: "amelia", in: "pilots") }
+        }
+        // A store without the mirror (another app, or one killed before its mirror pass) saves: the mirror is behind.
+        do {
+            let other = try Store(path: db)
+            try other.write { try $0.save(envelope: envelope, key: "bessie", in: "pilots") }
+        }
+        var result = try CLI.run(["db", "check", "--db", db])
+        #expect(result.status == 1)
+        #expect(
+            result.stdout == "mirror not updated: \(directory)/mirror/bessie.plist (pilots/bessie): not mirrored yet: "
+                + "the mirror is at sequence 1, the feed at 2\n")
+        // The mirroring store opens again and catches up: check is clean.
+        _ = try Store(path: db, configuration: configuration)
+        #expect(FileManager.default.fileExists(atPath: directory + "/mirror/bessie.plist"))
+        result = try CLI.run(["db", "check", "--db", db])
+        #expect(result.status == 0 && result.stdout == "ok\n")
+    }
+}
+
 @Suite struct DBImportBatchTests {
     @Test func aLongImportReportsProgressAndLongKeysComeBack() throws {
         let directory = try CLI.temporaryDirectory()

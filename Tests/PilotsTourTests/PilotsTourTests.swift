@@ -15,6 +15,7 @@ import Testing
         "== Step 5. Revisions, history and a stale save ==",
         "== Step 6. Export to .plist files ==",
         "== Step 7. A document from a future version is refused and left untouched ==",
+        "== Step 8. Follow the change feed ==",
     ]
 
     typealias Run = ProcessOutput
@@ -44,9 +45,22 @@ import Testing
             "Save refused: pilots/SE-PPL-0314: The stored document has major version 3",
             "newer = [\"SE-PPL-0314\"]",
             "Stored document unchanged: revision",
+            "In commit order, none missed: yes",
         ] {
             #expect(run.stdout.contains(fact), "missing: \(fact)", sourceLocation: sourceLocation)
         }
+        // The follower saw the three commits of step 8, in order, with consecutive sequences.
+        let seen = lines.filter { $0.hasPrefix("  follower saw ") }.map { $0.split(separator: " ").map(String.init) }
+        #expect(
+            seen.map { [$0[3], $0[6]] } == [
+                ["pilots/SE-FEED-0001", "save"], ["pilots/SE-FEED-0001", "save"], ["pilots/SE-FEED-0001", "delete"],
+            ], sourceLocation: sourceLocation)
+        let sequences = seen.compactMap { Int($0[2]) }
+        #expect(
+            sequences.count == 3 && sequences == Array(sequences[0]...(sequences[0] + 2)),
+            sourceLocation: sourceLocation)
+        #expect(
+            run.stdout.contains("follow(after: \(sequences.last ?? -1))"), sourceLocation: sourceLocation)
         let exports = (store as NSString).deletingLastPathComponent + "/exports"
         for file in [
             "SE-PPL-0042.plist", "SE-PPL-0042.xml", "pilots-binary/SE-SPL-1187.plist", "pilots-xml/JA-PPL-2231.plist",
@@ -57,7 +71,7 @@ import Testing
         }
     }
 
-    @Test func theTourRunsAllSevenStepsAndCanRunAgain() throws {
+    @Test func theTourRunsAllEightStepsAndCanRunAgain() throws {
         let folder = NSTemporaryDirectory() + "pilots-tour-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let store = folder + "/store.sqlite"

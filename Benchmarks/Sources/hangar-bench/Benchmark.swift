@@ -20,8 +20,9 @@ struct Options {
           --filter OPS      comma-separated substrings of operation names: binary-decode, binary-encode,
                             xml-decode, xml-encode (the generated documents), datasets-binary-decode,
                             datasets-binary-encode, datasets-xml-decode, datasets-xml-encode (the four dataset files),
-                            memory, process, store-batch-save, store-single-save, store-load, store-upgrade
-                            (e.g. --filter datasets, --filter decode, --filter store)
+                            memory, process, store-batch-save, store-single-save, store-load, store-upgrade,
+                            follow-in-process, follow-cross-process (follower latency)
+                            (e.g. --filter datasets, --filter decode, --filter store, --filter follow)
           --dataset NAMES   comma-separated substrings of dataset names: pilots-1MB, pilots-30MB, corpus-rust-3byte,
                             pilots, wide, strings, deep, store-10k (store-2k with --quick)
           --contender NAMES comma-separated substrings of contender names (e.g. --contender hangar, for a profiler)

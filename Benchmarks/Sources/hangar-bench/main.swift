@@ -7,6 +7,10 @@ import PropertyList
 if CommandLine.arguments.dropFirst().first == "--decode-rss" {
     runDecodeMemoryChild(Array(CommandLine.arguments.dropFirst(2)))
 }
+// The hidden child mode of the cross-process follower row (FollowLatency.swift): commit saves, then exit.
+if CommandLine.arguments.dropFirst().first == "--commit-child" {
+    runCommitChild(Array(CommandLine.arguments.dropFirst(2)))
+}
 
 let options: Options
 do {
@@ -174,5 +178,17 @@ if !storeOperations.isEmpty && options.includes(datasetNamed: storePlan.name) {
         FileHandle.standardError.write(Data("hangar-bench: store rows failed: \(error)\n".utf8))
         exit(1)
     }
+}
+// MARK: Follower latency (issue 12)
+
+do {
+    let base = ProcessInfo.processInfo.environment["HANGAR_BENCH_DIR"] ?? NSTemporaryDirectory()
+    let directory = (base as NSString).appendingPathComponent("hangar-bench-follow-\(getpid())")
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    try runFollowLatencySection(options: options, directory: directory)
+} catch {
+    FileHandle.standardError.write(Data("hangar-bench: follower latency rows failed: \(error)\n".utf8))
+    exit(1)
 }
 print("\nruns: \(elapsed(since: runStart)); load average after: \(loadAverage())")

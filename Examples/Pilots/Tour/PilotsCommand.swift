@@ -9,7 +9,7 @@ struct PilotsCommand: ParsableCommand {
         commandName: "pilots",
         abstract: "A tour of Hangar: pilots and their airplanes, saved, migrated, versioned and exported.",
         discussion: """
-            Runs seven steps on a SQLite store (by default in the platform's data folder, \
+            Runs eight steps on a SQLite store (by default in the platform's data folder, \
             \(Store.defaultPath(application: Tour.application))) and writes exported .plist files into an \
             `exports` folder beside it. Running it again on the same store is fine.
             """

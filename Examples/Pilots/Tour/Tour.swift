@@ -4,7 +4,7 @@ import PilotModels
 import PropertyList
 import Synchronization
 
-/// The seven steps of the tour, on one store. Public API only.
+/// The eight steps of the tour, on one store. Public API only.
 struct Tour {
     static let application = "HangarPilots"
     static let archive = "pilots-archive"
@@ -39,6 +39,7 @@ struct Tour {
         try historyAndConflicts()
         try export()
         try futureVersion()
+        try followChanges()
         print("\nDone. Run it again: the tour is safe to repeat on the same store (or pass --fresh).")
     }
 
@@ -256,7 +257,7 @@ struct Tour {
 
     // MARK: Printing
 
-    private func heading(_ number: Int, _ title: String) {
+    func heading(_ number: Int, _ title: String) {
         print("\n== Step \(number). \(title) ==")
     }
 
@@ -290,7 +291,7 @@ struct Tour {
         }
     }
 
-    private func pad(_ text: String, _ width: Int) -> String {
+    func pad(_ text: String, _ width: Int) -> String {
         text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
     }
 

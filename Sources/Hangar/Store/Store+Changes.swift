@@ -16,7 +16,8 @@ public struct Change: Sendable, Hashable {
 
     /// The change's place in the store's feed: store-wide, from 1, without gaps or reuse, in commit order.
     public let sequence: Int
-    /// The transaction that committed it; a transaction's changes have contiguous sequences.
+    /// The transaction that committed it (the sequence of its first change; in a store written before
+    /// schema 4, a count): a transaction's changes have contiguous sequences and one id, ids grow.
     public let transaction: Int
     /// The document's collection.
     public let collection: String
@@ -89,7 +90,7 @@ extension ReadTransaction {
     /// The feed's counter: the last sequence given and the last one pruned.
     private func changeCounter() throws(HangarError) -> (lastSequence: Int, prunedThrough: Int) {
         let row = try query(StoreSQL.changeCounter, []) { statement in
-            (lastSequence: Int(statement.int64(at: 0)), prunedThrough: Int(statement.int64(at: 2)))
+            (lastSequence: Int(statement.int64(at: 0)), prunedThrough: Int(statement.int64(at: 1)))
         }.first
         guard let row else { throw HangarError(.database, "The store's change counter is missing") }
         return row

@@ -1,102 +1,180 @@
 public import Foundation
 
-/// A mirror file to write (or remove, when `bytes` is nil) once its transaction has committed.
-struct PendingMirror: Sendable {
+/// A collection's mirror folder: a follower of the change feed with a cursor kept in the store
+/// (`mirror_cursors`), caught up after every commit that changes the collection, on
+/// ``Store/retryMirrors()`` and when the store opens.
+struct PendingMirror: Sendable, Hashable {
     let collection: String
-    let key: String
     let directory: String
-    let bytes: [UInt8]?
-    /// For a retry of an earlier failure: when it failed (identifies its row in `mirror_failures`).
-    var failedAt: Double?
 
-    var path: String { directory + "/" + StoreFileNames.fileName(for: key) }
+    func path(for key: String) -> String { directory + "/" + StoreFileNames.fileName(for: key) }
 }
 
-/// A mirror file that could not be written after its save committed. The store retries it on every later
-/// mirror pass (any write that mirrors a document) and on ``Store/retryMirrors()``.
+/// A mirror file that is out of date: a mirror pass could not write it after its save committed, or no pass
+/// has run since (the process that committed ended first, or does not mirror the collection). The store
+/// retries it on every later mirror pass of the collection and on ``Store/retryMirrors()``.
 public struct MirrorFailure: Sendable, Hashable {
     /// The document's collection.
     public let collection: String
-    /// The document's key.
+    /// The document's key; empty when the whole collection is owed (the changes the mirror had yet to write
+    /// were pruned from the feed: its next pass writes every document again).
     public let key: String
-    /// The mirror file that is out of date.
+    /// The mirror file that is out of date (the mirror folder when ``key`` is empty).
     public let path: String
-    /// Why it could not be written, the last time it was tried.
+    /// Why it could not be written, the last time it was tried, or that it is not mirrored yet.
     public let reason: String
-    /// When it last failed.
+    /// When it last failed (when it changed, for a file not mirrored yet).
     public let failedAt: Date
 }
 
-extension ReadTransaction {
-    /// The mirror files earlier passes failed to write, with the documents' current bytes (nil: deleted).
-    func queuedMirrorFailures() throws(HangarError) -> [PendingMirror] {
-        let rows = try query(StoreSQL.mirrorFailuresToRetry, []) {
-            ($0.text(at: 0), $0.text(at: 1), $0.text(at: 2), $0.double(at: 3))
+/// What one mirror pass did: the files it could not write (reported once the pass has committed).
+struct MirrorOutcome: Sendable {
+    var failures: [HangarError] = []
+}
+
+extension WriteTransaction {
+    /// Brings `mirror` up to the last change: writes (or removes) the file of every key changed after its
+    /// cursor or owed by an earlier pass, from the documents as they are now, records the files it could not
+    /// write, and moves the cursor to the last sequence. Run in its own write transaction, so that passes
+    /// (of this process and others) never interleave their files; a pass that stops half-way leaves the
+    /// cursor where it was, and the next one writes those files again.
+    ///
+    /// With no cursor yet, or when the changes after it were pruned, it writes every document of the
+    /// collection and removes the files of documents that are gone; the cursor moves only once all of that
+    /// succeeded.
+    func catchUpMirror(_ mirror: PendingMirror) throws(HangarError) -> MirrorOutcome {
+        checkValid()
+        let arguments: [SQLiteValue] = [.text(mirror.collection), .text(mirror.directory)]
+        let cursor = try query(StoreSQL.mirrorCursor, arguments) { Int($0.int64(at: 0)) }.first
+        let last = try lastChangeSequence()
+        let owed = try query(StoreSQL.mirrorFailuresToRetry, arguments) { $0.text(at: 0) }
+        var keys: [String] = []
+        var resync = cursor == nil
+        if let cursor, cursor < last {
+            do {
+                keys = try changes(since: cursor, in: mirror.collection).map(\.key)
+            } catch let error where error.code == .changesTooOld {
+                resync = true
+            }
         }
-        var mirrors: [PendingMirror] = []
-        for (collection, key, directory, failedAt) in rows {
-            let body = try document(in: collection, key: key)?.body
-            mirrors.append(
-                PendingMirror(collection: collection, key: key, directory: directory, bytes: body, failedAt: failedAt))
+        if resync { keys = try self.keys(in: mirror.collection) }
+        var outcome = MirrorOutcome()
+        var seen = Set<String>()
+        for key in keys + owed where seen.insert(key).inserted {
+            if let failure = try writeMirrorFile(of: key, mirror) {
+                try recordMirrorFailure(failure, mirror)
+                outcome.failures.append(failure)
+            } else {
+                try execute(
+                    StoreSQL.clearMirrorFailure, [.text(mirror.collection), .text(key), .text(mirror.directory)])
+            }
         }
-        return mirrors
+        if resync, let failure = removeMirrorFiles(of: mirror, keeping: Set(keys.map(StoreFileNames.fileName(for:)))) {
+            outcome.failures.append(failure)
+        }
+        guard !resync || outcome.failures.isEmpty, cursor != last else { return outcome }
+        try execute(StoreSQL.setMirrorCursor, arguments + [.integer(Int64(last))])
+        return outcome
+    }
+
+    /// Writes the current body of `key` to its mirror file, or removes the file when the document is gone;
+    /// returns why the file could not be written, if it could not. Throws only when the store cannot be read.
+    private func writeMirrorFile(of key: String, _ mirror: PendingMirror) throws(HangarError) -> HangarError? {
+        let path = mirror.path(for: key)
+        let body = try document(in: mirror.collection, key: key)?.body
+        do {
+            if let body {
+                try FileManager.default.createDirectory(atPath: mirror.directory, withIntermediateDirectories: true)
+                try AtomicFile.save(body, to: path)
+            } else if FileManager.default.fileExists(atPath: path) {
+                try FileManager.default.removeItem(atPath: path)
+            } else if FileManager.default.fileExists(atPath: mirror.directory), !Self.isFolder(mirror.directory) {
+                // Something else is in the folder's place: whether the file is gone cannot be known until the
+                // folder is back.
+                throw CocoaError(.fileWriteUnknown)
+            }
+            return nil
+        } catch {
+            var failure = HangarError(
+                .io, "Saved, but the mirror file could not be updated (it will be retried)",
+                collection: mirror.collection, key: key, underlying: error)
+            failure.file = path
+            return failure
+        }
+    }
+
+    /// Removes the mirror files (`*.plist`) whose names are not in `names`; returns why it could not. A
+    /// folder that does not exist (or is not a folder) holds none.
+    private func removeMirrorFiles(of mirror: PendingMirror, keeping names: Set<String>) -> HangarError? {
+        guard Self.isFolder(mirror.directory) else { return nil }
+        do {
+            for name in try FileManager.default.contentsOfDirectory(atPath: mirror.directory)
+            where name.hasSuffix(".plist") && !name.hasPrefix(".") && !names.contains(name) {
+                try FileManager.default.removeItem(atPath: mirror.directory + "/" + name)
+            }
+            return nil
+        } catch {
+            var failure = HangarError(
+                .io, "The mirror folder could not be cleared of deleted documents (it will be retried)",
+                collection: mirror.collection, underlying: error)
+            failure.file = mirror.directory
+            return failure
+        }
+    }
+
+    private static func isFolder(_ path: String) -> Bool {
+        var isFolder: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue
+    }
+
+    private func recordMirrorFailure(_ failure: HangarError, _ mirror: PendingMirror) throws(HangarError) {
+        try execute(
+            StoreSQL.recordMirrorFailure,
+            [
+                .text(mirror.collection), .text(failure.key ?? ""), .text(mirror.directory),
+                .text(failure.underlying.map { "\($0)" } ?? failure.message), .real(Date().timeIntervalSince1970),
+            ])
     }
 }
 
 extension Store {
-    /// Writes mirror files after a commit. Never throws: the data is committed. A file that cannot be
-    /// written is recorded (``mirrorFailures()``), reported (``StoreConfiguration/mirrorFailureHandler`` or a
-    /// line on standard error) and retried by later mirror passes; one written clears its earlier failure.
-    func writeMirrors(_ mirrors: [PendingMirror]) {
-        guard !mirrors.isEmpty else { return }
-        var failed: [(PendingMirror, HangarError)] = []
-        var cleared: [PendingMirror] = []
-        for mirror in mirrors {
-            do {
-                if let bytes = mirror.bytes {
-                    try FileManager.default.createDirectory(atPath: mirror.directory, withIntermediateDirectories: true)
-                    try AtomicFile.save(bytes, to: mirror.path)
-                } else if FileManager.default.fileExists(atPath: mirror.path) {
-                    try FileManager.default.removeItem(atPath: mirror.path)
-                }
-                if mirror.failedAt != nil { cleared.append(mirror) }
-            } catch {
-                var failure = HangarError(
-                    .io, "Saved, but the mirror file could not be updated (it will be retried)",
-                    collection: mirror.collection, key: mirror.key, underlying: error)
-                failure.file = mirror.path
-                failed.append((mirror, failure))
-            }
-        }
-        // A key that failed and then succeeded in this pass is cleared; one that failed stays recorded.
-        let failedKeys = Set(failed.map { "\($0.0.collection)\u{0}\($0.0.key)" })
-        cleared.removeAll { failedKeys.contains("\($0.collection)\u{0}\($0.key)") }
-        guard !failed.isEmpty || !cleared.isEmpty else { return }
-        do {
-            try recordMirrorOutcome(failed: failed, cleared: cleared)
-        } catch {
-            reportMirrorFailure(error)
-        }
-        for (_, failure) in failed { reportMirrorFailure(failure) }
+    /// The mirrors this store's configuration declares that are behind the feed or owe files (read without
+    /// taking the writer's lock, so that opening a store whose mirrors are level writes nothing).
+    var mirrorsBehind: [PendingMirror] {
+        let declared = configuration.collections.compactMap { collection, options in
+            options.mirrorDirectory.map { PendingMirror(collection: collection, directory: $0) }
+        }.sorted { ($0.collection, $0.directory) < ($1.collection, $1.directory) }
+        guard !declared.isEmpty else { return [] }
+        // When the state cannot be read, every pass runs, and reports what stops it.
+        return (try? read { transaction in try declared.filter { try !transaction.isLevel($0) } }) ?? declared
     }
 
-    private func recordMirrorOutcome(failed: [(PendingMirror, HangarError)], cleared: [PendingMirror])
-        throws(HangarError)
-    {
-        let now = Date().timeIntervalSince1970
-        try writeRethrowingHangarErrors { (transaction) throws(HangarError) in
-            for mirror in cleared {
-                try transaction.execute(
-                    StoreSQL.clearMirrorFailure,
-                    [.text(mirror.collection), .text(mirror.key), .real(mirror.failedAt ?? 0)])
+    /// Catches `mirrors` up after a commit. Never throws: the data is committed. A file that cannot be
+    /// written is recorded (``mirrorFailures()``), reported (``StoreConfiguration/mirrorFailureHandler`` or a
+    /// line on standard error) and retried by later passes.
+    func writeMirrors(_ mirrors: [PendingMirror]) {
+        for mirror in mirrors {
+            do {
+                let outcome = try writeRethrowingHangarErrors { (transaction) throws(HangarError) in
+                    try transaction.catchUpMirror(mirror)
+                }
+                outcome.failures.forEach(reportMirrorFailure)
+            } catch {
+                reportMirrorFailure(error)
             }
-            for (mirror, failure) in failed {
-                try transaction.execute(
-                    StoreSQL.recordMirrorFailure,
-                    [
-                        .text(mirror.collection), .text(mirror.key), .text(mirror.directory),
-                        .text(failure.underlying.map { "\($0)" } ?? failure.message), .real(now),
-                    ])
+        }
+    }
+
+    /// ``writeMirrors(_:)`` for async writes: waits for the writer's turn without holding a thread.
+    func writeMirrors(_ mirrors: [PendingMirror]) async {
+        for mirror in mirrors {
+            do {
+                let outcome = try await write { try $0.catchUpMirror(mirror) }
+                outcome.failures.forEach(reportMirrorFailure)
+            } catch is CancellationError {
+                // The next pass catches up from the cursor, which has not moved.
+            } catch {
+                reportMirrorFailure(Self.storeError(error))
             }
         }
     }
@@ -110,35 +188,75 @@ extension Store {
         }
     }
 
-    /// The mirror files that could not be written after their saves committed, and are not written yet.
+    /// The mirror files that are out of date: those a pass could not write, and those changed after a
+    /// mirror's cursor (not mirrored yet). Every mirror that ever ran on the store counts, whether or not this
+    /// store's configuration declares it (`hangar db check` opens stores without one).
     public func mirrorFailures() throws(HangarError) -> [MirrorFailure] {
         do {
             return try read { transaction in
-                try transaction.query(
-                    StoreSQL.mirrorFailures, []
-                ) { statement in
+                var failures = try transaction.query(StoreSQL.mirrorFailures, []) { statement in
                     let key = statement.text(at: 1)
                     return MirrorFailure(
                         collection: statement.text(at: 0), key: key,
-                        path: statement.text(at: 2) + "/" + StoreFileNames.fileName(for: key),
+                        path: PendingMirror(collection: statement.text(at: 0), directory: statement.text(at: 2))
+                            .path(for: key),
                         reason: statement.text(at: 3), failedAt: Date(timeIntervalSince1970: statement.double(at: 4)))
                 }
+                failures += try transaction.mirrorLag(excluding: Set(failures.map { "\($0.collection)\u{0}\($0.key)" }))
+                return failures
             }
         } catch {
             throw Self.storeError(error)
         }
     }
 
-    /// Tries again to write every mirror file that failed; returns those that still cannot be written.
+    /// Catches every mirror this store declares up with the feed (as after a commit); returns the mirror
+    /// files that are still out of date.
     @discardableResult
     public func retryMirrors() throws(HangarError) -> [MirrorFailure] {
-        let queued: [PendingMirror]
-        do {
-            queued = try read { try $0.queuedMirrorFailures() }
-        } catch {
-            throw Self.storeError(error)
-        }
-        writeMirrors(queued)
+        writeMirrors(mirrorsBehind)
         return try mirrorFailures()
+    }
+}
+
+extension ReadTransaction {
+    /// Whether `mirror` has a cursor at the last change and owes no file.
+    func isLevel(_ mirror: PendingMirror) throws(HangarError) -> Bool {
+        let arguments: [SQLiteValue] = [.text(mirror.collection), .text(mirror.directory)]
+        let cursor = try query(StoreSQL.mirrorCursor, arguments) { Int($0.int64(at: 0)) }.first
+        guard cursor == (try lastChangeSequence()) else { return false }
+        return try query(StoreSQL.mirrorFailuresToRetry, arguments) { $0.text(at: 0) }.isEmpty
+    }
+
+    /// The files of the keys changed after each mirror's cursor (a key at most once), but those in `owed`
+    /// (`collection NUL key`); a mirror whose changes were pruned owes its whole collection.
+    func mirrorLag(excluding owed: Set<String>) throws(HangarError) -> [MirrorFailure] {
+        let cursors = try query(StoreSQL.mirrorCursors, []) {
+            (PendingMirror(collection: $0.text(at: 0), directory: $0.text(at: 1)), Int($0.int64(at: 2)))
+        }
+        let last = try lastChangeSequence()
+        var lagging: [MirrorFailure] = []
+        for (mirror, cursor) in cursors where cursor < last {
+            let reason = "not mirrored yet: the mirror is at sequence \(cursor), the feed at \(last)"
+            let changes: [Change]
+            do {
+                changes = try self.changes(since: cursor, in: mirror.collection)
+            } catch let error where error.code == .changesTooOld {
+                lagging.append(
+                    MirrorFailure(
+                        collection: mirror.collection, key: "", path: mirror.directory,
+                        reason: reason + " (its changes were pruned: the whole collection is written again)",
+                        failedAt: Date()))
+                continue
+            }
+            var seen = owed
+            for change in changes.reversed() where seen.insert("\(change.collection)\u{0}\(change.key)").inserted {
+                lagging.append(
+                    MirrorFailure(
+                        collection: change.collection, key: change.key, path: mirror.path(for: change.key),
+                        reason: reason, failedAt: change.committedAt))
+            }
+        }
+        return lagging.sorted { ($0.collection, $0.key) < ($1.collection, $1.key) }
     }
 }

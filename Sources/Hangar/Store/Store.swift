@@ -23,6 +23,8 @@ public final class Store: Sendable {
     private let readers: ReaderPool?
     /// Wakes this store's followers (``follow(after:in:)``) when a write commits changes.
     let changeSignal = ChangeSignal()
+    /// When this store's commits next look for changes old enough to prune (``ChangeRetention/maximumAge``).
+    let changePruning = ChangePruningSchedule()
 
     /// Opens the store at `path`, creating it (and its folder) when needed, and brings its schema up to date.
     /// A store written by a newer Hangar is refused and left unchanged.
@@ -55,6 +57,7 @@ public final class Store: Sendable {
             }
         }
         try reconcileIndexes()
+        writeMirrors(mirrorsBehind)
     }
 
     /// A private store in memory, gone when released (for tests and caches).
@@ -205,7 +208,7 @@ public final class Store: Sendable {
         let (result, mirrors) = try await writer.withLeasedConnection { connection in
             try await performAsync(body, on: connection)
         }
-        writeMirrors(mirrors)
+        await writeMirrors(mirrors)
         return result
     }
 

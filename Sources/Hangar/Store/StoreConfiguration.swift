@@ -45,10 +45,11 @@ public struct StoreConfiguration: Sendable {
     }
 }
 
-/// How much of the change feed a store keeps. Older changes are pruned as transactions commit; asking for
-/// them throws ``HangarError/changesTooOld``.
+/// How much of the change feed a store keeps. Older changes are pruned as transactions commit (possibly
+/// later than these limits allow, never earlier); asking for them throws ``HangarError/changesTooOld``.
 public struct ChangeRetention: Sendable, Hashable {
-    /// The most changes kept (the newest), or `nil` for no limit by count.
+    /// The most changes kept (the newest), or `nil` for no limit by count. The feed is pruned once it is 1 %
+    /// over (at least one change over): until then a few more may be kept, never fewer.
     public var maximumCount: Int?
     /// The oldest a kept change may be, in seconds, or `nil` for no limit by age.
     public var maximumAge: TimeInterval?
@@ -164,8 +165,10 @@ public struct CollectionOptions: Sendable {
     public var history: HistoryPolicy
     /// Secondary indexes, maintained in the same transaction as every save.
     public var indexes: [IndexDefinition]
-    /// When set, every save also writes the document to `mirrorDirectory/<key>.plist` (binary), atomically,
-    /// after the transaction commits; a delete removes the file.
+    /// When set, the collection is mirrored to `mirrorDirectory/<key>.plist` (binary, written atomically): the
+    /// mirror follows the change feed from a cursor kept in the store, after every commit that changes the
+    /// collection, on ``Store/retryMirrors()`` and on open; a delete removes the file. Files it cannot write
+    /// are retried and reported (``Store/mirrorFailures()``), never thrown from the committed `write`.
     public var mirrorDirectory: String?
     /// The format documents of this collection have, for untyped saves and imports (typed saves use the
     /// model's own format). When set, a document with a newer major is refused.

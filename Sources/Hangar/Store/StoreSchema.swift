@@ -6,12 +6,16 @@
 /// - `documents`: the current revision of every document, by (collection, key): its class tag, version,
 ///   revision, timestamps and envelope as a binary property list (`body`).
 /// - `history`: earlier revisions, by (collection, key, revision), as the collection's policy keeps them.
-/// - `key_revisions`: the last revision each key ever had, kept after deletes: revisions are never reused.
+/// - `key_revisions`: the last revision of each deleted key (a stored document's own revision is its key's largest;
+///   before step 4 every save wrote it too), so that revisions are never reused.
 /// - `index_entries`: one row per (collection, index name, value, key); `value` is an ``IndexValue`` BLOB.
 /// - `index_catalog`: the indexes built, by (collection, name), with the fingerprint of their definition.
-/// - `mirror_failures`: mirror files a committed save could not write, by (collection, key), to retry.
-/// - `changes`: the change feed, one row per committed save, delete or restore, by store-wide `sequence`.
-/// - `change_counter`: one row: the last sequence and transaction id given, and the last sequence pruned.
+/// - `mirror_failures`: mirror files a mirror pass could not write, by (collection, key), to retry.
+/// - `mirror_cursors`: per mirror (collection, directory), the last sequence of the feed it has mirrored.
+/// - `changes`: the change feed, one row per committed save, delete or restore, by store-wide `sequence`;
+///   the last sequence given is the largest here (or `pruned_through` when all were pruned).
+/// - `change_counter`: one row: the last sequence pruned (its `last_sequence` and `last_transaction`
+///   are no longer written since step 4: a transaction's id is the sequence of its first change).
 ///
 /// Every statement the store runs on them is in ``StoreSQL``.
 enum StoreSchema {
@@ -110,6 +114,24 @@ enum StoreSchema {
         ) STRICT;
         INSERT INTO change_counter (id, last_sequence, last_transaction, pruned_through) VALUES (1, 0, 0, 0);
         """,
+        // 4: mirrors follow the feed, each from a cursor kept here (the last sequence whose files it wrote, or
+        // owes in `mirror_failures`); a mirror without a cursor (every mirror of a store upgraded from step 3)
+        // writes its whole collection once. The counter stops being written on every commit: the last
+        // sequence is the largest in `changes` (the writer holds the lock, so it stays gap-free); the one
+        // before is kept in `pruned_through` for a feed pruned empty. The feed's index by collection goes:
+        // every commit wrote a page of it, and reading one collection's changes from a recent sequence (what
+        // followers and mirrors do) scans only the changes after it.
+        """
+        DROP INDEX changes_by_collection;
+        CREATE TABLE mirror_cursors (
+            collection TEXT NOT NULL,
+            directory TEXT NOT NULL,
+            sequence INTEGER NOT NULL,
+            PRIMARY KEY (collection, directory)
+        ) STRICT, WITHOUT ROWID;
+        UPDATE change_counter SET pruned_through = max(pruned_through, last_sequence)
+            WHERE NOT EXISTS (SELECT 1 FROM changes WHERE sequence > pruned_through);
+        """,
     ]
 
     /// Checks that a file store's journal is the write-ahead log `Store` asked for: SQLite stays in another mode
@@ -175,6 +197,8 @@ enum StoreSQL {
     static let documentExists = "SELECT 1 FROM documents WHERE collection = ?1 AND key = ?2"
     /// revision, major, minor of the current document.
     static let currentRevision = "SELECT revision, major, minor FROM documents WHERE collection = ?1 AND key = ?2"
+    /// The class tag of the current document.
+    static let currentClassTag = "SELECT class_tag FROM documents WHERE collection = ?1 AND key = ?2"
     /// The collections that hold documents.
     static let collections = "SELECT DISTINCT collection FROM documents ORDER BY collection"
     /// How many documents a collection holds.
@@ -274,18 +298,19 @@ enum StoreSQL {
 
     // MARK: changes and change_counter
 
-    /// last_sequence, last_transaction, pruned_through.
-    static let changeCounter = "SELECT last_sequence, last_transaction, pruned_through FROM change_counter WHERE id = 1"
-    /// Sets ?1 last sequence, ?2 last transaction.
-    static let advanceChangeCounter = "UPDATE change_counter SET last_sequence = ?1, last_transaction = ?2 WHERE id = 1"
+    /// The last sequence given (the largest kept, or the last pruned when none is kept), the last pruned.
+    static let changeCounter = """
+        SELECT max(coalesce((SELECT max(sequence) FROM changes), 0), pruned_through), pruned_through
+        FROM change_counter WHERE id = 1
+        """
     /// Sets ?1 the last sequence pruned.
     static let setPrunedThrough = "UPDATE change_counter SET pruned_through = ?1 WHERE id = 1"
-    /// Records the current row of (?5 collection, ?6 key) as change ?1 of transaction ?2, of kind ?3, at ?4.
+    /// Records change ?1 of transaction ?2, of kind ?3, at ?4: (?5 collection, ?6 key) at revision ?7, version
+    /// ?8.?9, class tag ?10.
     static let recordChange = """
         INSERT INTO changes
             (sequence, transaction_id, collection, key, revision, kind, major, minor, class_tag, committed_at)
-        SELECT ?1, ?2, collection, key, revision, ?3, major, minor, class_tag, ?4 FROM documents
-        WHERE collection = ?5 AND key = ?6
+        VALUES (?1, ?2, ?5, ?6, ?7, ?3, ?8, ?9, ?10, ?4)
         """
     /// The columns ``ReadTransaction/changes(since:in:limit:)`` reads, in order.
     static let changeColumns =
@@ -297,15 +322,25 @@ enum StoreSQL {
         "SELECT \(changeColumns) FROM changes WHERE collection = ?3 AND sequence > ?1 ORDER BY sequence LIMIT ?2"
     /// Drops the changes up to ?1.
     static let pruneChanges = "DELETE FROM changes WHERE sequence <= ?1"
-    /// The first change after ?1 committed at ?2 or later.
+    /// sequence, committed_at of the first change after ?1 committed at ?2 or later.
     static let firstChangeNotOlderThan =
-        "SELECT sequence FROM changes WHERE sequence > ?1 AND committed_at >= ?2 ORDER BY sequence LIMIT 1"
+        "SELECT sequence, committed_at FROM changes WHERE sequence > ?1 AND committed_at >= ?2 ORDER BY sequence LIMIT 1"
+
+    // MARK: mirror_cursors
+
+    /// The last sequence the mirror of collection ?1 in directory ?2 has mirrored.
+    static let mirrorCursor = "SELECT sequence FROM mirror_cursors WHERE collection = ?1 AND directory = ?2"
+    /// Sets the mirror's cursor to ?3.
+    static let setMirrorCursor =
+        "INSERT OR REPLACE INTO mirror_cursors (collection, directory, sequence) VALUES (?1, ?2, ?3)"
+    /// collection, directory, sequence of every mirror cursor.
+    static let mirrorCursors = "SELECT collection, directory, sequence FROM mirror_cursors ORDER BY 1, 2"
 
     // MARK: mirror_failures
 
-    /// collection, key, directory, failed_at of every mirror file owed.
+    /// The keys of collection ?1 whose files in directory ?2 are owed.
     static let mirrorFailuresToRetry =
-        "SELECT collection, key, directory, failed_at FROM mirror_failures ORDER BY 1, 2"
+        "SELECT key FROM mirror_failures WHERE collection = ?1 AND directory = ?2 ORDER BY key"
     /// collection, key, directory, reason, failed_at of every mirror file owed.
     static let mirrorFailures =
         "SELECT collection, key, directory, reason, failed_at FROM mirror_failures ORDER BY 1, 2"
@@ -314,7 +349,7 @@ enum StoreSQL {
         INSERT OR REPLACE INTO mirror_failures (collection, key, directory, reason, failed_at)
         VALUES (?1, ?2, ?3, ?4, ?5)
         """
-    /// Clears the failure recorded at ?3 (not a newer one recorded meanwhile).
+    /// Clears the failure of the key ?2 in directory ?3.
     static let clearMirrorFailure =
-        "DELETE FROM mirror_failures WHERE collection = ?1 AND key = ?2 AND failed_at = ?3"
+        "DELETE FROM mirror_failures WHERE collection = ?1 AND key = ?2 AND directory = ?3"
 }

@@ -4,10 +4,12 @@ public import PropertyList
 /// What a `write` closure is handed: everything a read transaction does, plus saves and deletes that
 /// are committed together when the closure returns. Use it only inside the closure.
 public final class WriteTransaction: ReadTransaction {
-    /// Files to write (or remove, when `bytes` is nil) once the transaction has committed.
-    private(set) var pendingMirrors: [PendingMirror] = []
-    /// Whether the mirror files earlier passes failed to write have joined ``pendingMirrors``.
-    private var hasQueuedEarlierFailures = false
+    /// The mirrors of the collections this transaction changed, to catch up once it has committed.
+    private var mirrorsToCatchUp: Set<PendingMirror> = []
+    /// ``mirrorsToCatchUp``, in a stable order.
+    var pendingMirrors: [PendingMirror] {
+        mirrorsToCatchUp.sorted { ($0.collection, $0.directory) < ($1.collection, $1.directory) }
+    }
     /// The change feed's counter as this transaction has advanced it, once it has recorded a change.
     private var feed: FeedState?
     /// Per collection, the indexes built for it once this transaction has checked the catalog (and dropped the
@@ -92,18 +94,21 @@ public final class WriteTransaction: ReadTransaction {
         checkValid()
         let current = try currentRow(collection: collection, key: key)
         try DocumentRules.checkExpected(expectedRevision, actual: current?.revision, collection: collection, key: key)
-        guard current != nil else { return false }
+        guard let current else { return false }
         try moveCurrentToHistory(collection: collection, key: key)
-        try recordChange(.delete, collection: collection, key: key)
+        // The revision outlives the document (and a history the policy prunes): it is never reused.
+        try execute(
+            StoreSQL.setLastRevision, [.text(collection), .text(key), .integer(Int64(current.revision))],
+            collection: collection, key: key)
+        try recordChange(
+            .delete, collection: collection, key: key, revision: current.revision, version: current.version,
+            classTag: try currentClassTag(collection: collection, key: key))
         try execute(
             StoreSQL.deleteDocument, [.text(collection), .text(key)],
             collection: collection, key: key)
         try execute(
             StoreSQL.deleteIndexEntriesOfKey, [.text(collection), .text(key)],
             collection: collection, key: key)
-        if let directory = store.configuration.options(for: collection).mirrorDirectory {
-            try addMirror(PendingMirror(collection: collection, key: key, directory: directory, bytes: nil))
-        }
         return true
     }
 
@@ -142,11 +147,10 @@ public final class WriteTransaction: ReadTransaction {
         let entries = try checkUnique(prepared.indexEntries, collection: collection, key: key)
         let now = Date().timeIntervalSince1970
         // Revisions of a key only grow: past deletes, history pruning and restores (``StoreSchema`` step 2).
+        // A stored document's revision is its key's largest; a deleted one's is kept in key_revisions.
         let revision = DocumentRules.nextRevision(
-            current: current?.revision, lastEver: try lastRevision(collection: collection, key: key))
-        try execute(
-            StoreSQL.setLastRevision, [.text(collection), .text(key), .integer(Int64(revision))],
-            collection: collection, key: key)
+            current: current?.revision,
+            lastEver: current == nil ? try lastRevision(collection: collection, key: key) : 0)
         if current != nil {
             try moveCurrentToHistory(collection: collection, key: key)
             try execute(
@@ -166,10 +170,8 @@ public final class WriteTransaction: ReadTransaction {
                 ], collection: collection, key: key)
         }
         try replaceIndexEntries(entries, collection: collection, key: key)
-        try recordChange(kind, collection: collection, key: key)
-        if let directory = store.configuration.options(for: collection).mirrorDirectory {
-            try addMirror(PendingMirror(collection: collection, key: key, directory: directory, bytes: body))
-        }
+        try recordChange(
+            kind, collection: collection, key: key, revision: revision, version: version, classTag: classTag)
         return revision
     }
 
@@ -218,36 +220,37 @@ public final class WriteTransaction: ReadTransaction {
             StoreSQL.copyCurrentToHistory, arguments, collection: collection, key: key)
     }
 
-    /// Queues a mirror file; the first one of a transaction also queues the files earlier passes failed to
-    /// write (``Store/mirrorFailures()``), with the documents as they are now, so every mirror pass catches up.
-    private func addMirror(_ mirror: PendingMirror) throws(HangarError) {
-        if !hasQueuedEarlierFailures {
-            hasQueuedEarlierFailures = true
-            pendingMirrors += try queuedMirrorFailures()
-        }
-        pendingMirrors.append(mirror)
+    /// The class tag of the stored document (for the change a delete records).
+    private func currentClassTag(collection: String, key: String) throws(HangarError) -> String? {
+        try query(
+            StoreSQL.currentClassTag, [.text(collection), .text(key)], collection: collection, key: key
+        ) { $0.optionalText(at: 0) }.first ?? nil
     }
 
     // MARK: The change feed
 
-    /// The feed's counter: the last sequence given, this transaction's id, the last sequence pruned.
+    /// The feed as this transaction has advanced it: the last sequence given, this transaction's id (the
+    /// sequence of its first change), the last sequence pruned.
     private struct FeedState {
         var lastSequence: Int
         let transaction: Int
         let prunedThrough: Int
     }
 
-    /// Records the current row of `key` (for a delete, the revision being deleted) as the next change.
-    /// The counter moves on only once the row is written, so a failed record leaves no gap.
-    private func recordChange(_ kind: Change.Kind, collection: String, key: String) throws(HangarError) {
+    /// Records `key` at `revision` (for a delete, the revision being deleted) as the next change. The next
+    /// sequence is one after the largest recorded, read under the writer's lock: a failed record or a
+    /// rolled-back transaction leaves no gap.
+    private func recordChange(
+        _ kind: Change.Kind, collection: String, key: String, revision: Int, version: DocumentVersion,
+        classTag: String?
+    ) throws(HangarError) {
         let state: FeedState
         if let feed {
             state = feed
         } else {
             let row = try query(StoreSQL.changeCounter, []) { statement in
-                FeedState(
-                    lastSequence: Int(statement.int64(at: 0)), transaction: Int(statement.int64(at: 1)) + 1,
-                    prunedThrough: Int(statement.int64(at: 2)))
+                let last = Int(statement.int64(at: 0))
+                return FeedState(lastSequence: last, transaction: last + 1, prunedThrough: Int(statement.int64(at: 1)))
             }.first
             guard let row else {
                 throw HangarError(.database, "The store's change counter is missing")
@@ -259,30 +262,42 @@ public final class WriteTransaction: ReadTransaction {
             StoreSQL.recordChange,
             [
                 .integer(Int64(sequence)), .integer(Int64(state.transaction)), .text(kind.rawValue),
-                .real(Date().timeIntervalSince1970), .text(collection), .text(key),
+                .real(Date().timeIntervalSince1970), .text(collection), .text(key), .integer(Int64(revision)),
+                .integer(Int64(version.major)), .integer(Int64(version.minor)), classTag.map(SQLiteValue.text) ?? .null,
             ], collection: collection, key: key)
         var next = state
         next.lastSequence = sequence
         feed = next
+        if let directory = store.configuration.options(for: collection).mirrorDirectory {
+            mirrorsToCatchUp.insert(PendingMirror(collection: collection, directory: directory))
+        }
     }
 
-    /// Saves the feed's counter and prunes what ``StoreConfiguration/changeRetention`` no longer keeps; run
-    /// last in the transaction, before it commits. A transaction that changed nothing does nothing here.
+    /// Prunes what ``StoreConfiguration/changeRetention`` no longer keeps; run last in the transaction,
+    /// before it commits. A transaction that changed nothing does nothing here.
+    ///
+    /// Pruning may come later than the retention allows, never earlier: by count, once 1 % of the maximum
+    /// (at least one change) is over it; by age, only once the oldest change kept may have grown too old
+    /// (``ChangePruningSchedule``), so that most commits run no query for it.
     func finishChanges() throws(HangarError) {
         guard let feed else { return }
-        try execute(
-            StoreSQL.advanceChangeCounter, [.integer(Int64(feed.lastSequence)), .integer(Int64(feed.transaction))])
         let retention = store.configuration.changeRetention
         var boundary = feed.prunedThrough
-        if let maximumCount = retention.maximumCount {
-            boundary = max(boundary, feed.lastSequence - max(0, maximumCount))
+        if let maximumCount = retention.maximumCount.map({ max(0, $0) }),
+            feed.lastSequence - maximumCount - feed.prunedThrough > maximumCount / 100
+        {
+            boundary = feed.lastSequence - maximumCount
         }
         if let maximumAge = retention.maximumAge {
-            let cutoff = Date().timeIntervalSince1970 - maximumAge
-            let firstKept = try query(
-                StoreSQL.firstChangeNotOlderThan, [.integer(Int64(boundary)), .real(cutoff)]
-            ) { Int($0.int64(at: 0)) }.first
-            boundary = max(boundary, (firstKept ?? feed.lastSequence + 1) - 1)
+            let now = Date().timeIntervalSince1970
+            if store.changePruning.isAgeCheckDue(at: now) {
+                let firstKept = try query(
+                    StoreSQL.firstChangeNotOlderThan, [.integer(Int64(boundary)), .real(now - maximumAge)]
+                ) { (sequence: Int($0.int64(at: 0)), committedAt: $0.double(at: 1)) }.first
+                boundary = max(boundary, (firstKept?.sequence ?? feed.lastSequence + 1) - 1)
+                // Nothing kept can be too old before the first change kept is.
+                store.changePruning.scheduleAgeCheck(at: (firstKept?.committedAt ?? now) + maximumAge)
+            }
         }
         guard boundary > feed.prunedThrough else { return }
         try execute(StoreSQL.pruneChanges, [.integer(Int64(boundary))])

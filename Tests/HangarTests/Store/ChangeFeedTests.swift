@@ -325,7 +325,8 @@ import Testing
             try store.write { try $0.save(envelope: Self.envelope(1), key: "a", in: "c") }
         }
         let raw = try SQLiteConnection(path: path, mode: .readWrite, busyTimeout: 1_000)
-        try raw.execute("DROP TABLE changes; DROP TABLE change_counter; PRAGMA user_version = 2")
+        try raw.execute(
+            "DROP TABLE changes; DROP TABLE change_counter; DROP TABLE mirror_cursors; PRAGMA user_version = 2")
         let store = try Store(path: path)
         #expect(try store.changes(since: 0).isEmpty)
         try store.write { try $0.save(envelope: Self.envelope(2), key: "a", in: "c") }

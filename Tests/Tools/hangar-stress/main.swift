@@ -17,6 +17,14 @@
 //       Runs COUNT transactions (0: until killed) of 1 to 3 saves or deletes in collection "feed", keys k0-k7;
 //       about one in four throws after writing and is rolled back, silently. One line per committed one:
 //       ack COLLECTION/KEY@REVISION:KIND [...]  (KIND save or delete); then `done` and exit status 0.
+//   hangar-stress mirror-loop DB DIR SEED
+//       feed-loop until killed, with collection "feed" mirrored to DIR.
+//
+//   hangar-stress follow DB CURSOR-FILE
+//       Follows the store's feed after the sequence in CURSOR-FILE (0 when there is none yet): prints
+//       `ready SEQUENCE`, then for each change `seen SEQUENCE COLLECTION/KEY@REVISION:KIND`, and only after the
+//       line is out stores SEQUENCE in CURSOR-FILE (written beside it, then renamed), until killed: every change
+//       is printed at least once, and once the cursor is stored never again.
 //
 // Before the loop starts it prints `ready`. Any failure goes to standard error with exit status 1.
 // Written against Hangar's public API only; not part of any product.
@@ -176,8 +184,16 @@ func exportLoop(path: String, file: String, runID: String, seed: UInt64) {
 
 struct RolledBack: Error {}
 
-func feedLoop(path: String, seed: UInt64, count: Int) {
-    let store = openStore(path, synchronous: .full)
+func feedLoop(path: String, seed: UInt64, count: Int, mirror: String? = nil) {
+    var configuration = stressConfiguration(synchronous: .full)
+    configuration.collections["feed"] = CollectionOptions(mirrorDirectory: mirror)
+    configuration.mirrorFailureHandler = { fail("mirror failed: \($0)") }
+    let store: Store
+    do {
+        store = try Store(path: path, configuration: configuration)
+    } catch {
+        fail("cannot open \(path): \(error)")
+    }
     var generator = SeededGenerator(seed: seed)
     emit("ready")
     var done = 0
@@ -218,6 +234,27 @@ func feedLoop(path: String, seed: UInt64, count: Int) {
     exit(0)
 }
 
+// MARK: follow
+
+func follow(path: String, cursorFile: String) async {
+    let store = openStore(path, synchronous: .full)
+    var cursor = 0
+    if let text = try? String(contentsOfFile: cursorFile, encoding: .utf8) {
+        guard let stored = Int(text) else { fail("bad cursor file: \(text)") }
+        cursor = stored
+    }
+    emit("ready \(cursor)")
+    do {
+        for try await change in store.follow(after: cursor) {
+            emit(
+                "seen \(change.sequence) \(change.collection)/\(change.key)@\(change.revision):\(change.kind.rawValue)")
+            try Data("\(change.sequence)".utf8).write(to: URL(fileURLWithPath: cursorFile), options: .atomic)
+        }
+    } catch {
+        fail("following failed: \(error)")
+    }
+}
+
 // MARK: main
 
 let arguments = CommandLine.arguments
@@ -233,8 +270,13 @@ case "export-loop" where arguments.count == 6:
 case "feed-loop" where arguments.count == 5:
     guard let seed = UInt64(arguments[3]), let count = Int(arguments[4]) else { fail("bad arguments \(arguments)") }
     feedLoop(path: arguments[2], seed: seed, count: count)
+case "mirror-loop" where arguments.count == 5:
+    guard let seed = UInt64(arguments[4]) else { fail("bad seed \(arguments[4])") }
+    feedLoop(path: arguments[2], seed: seed, count: 0, mirror: arguments[3])
+case "follow" where arguments.count == 4:
+    await follow(path: arguments[2], cursorFile: arguments[3])
 default:
     fail(
         "usage: hangar-stress save-loop DB RUN-ID SEED full|normal | export-loop DB FILE RUN-ID SEED"
-            + " | feed-loop DB SEED COUNT")
+            + " | feed-loop DB SEED COUNT | mirror-loop DB DIR SEED | follow DB CURSOR-FILE")
 }

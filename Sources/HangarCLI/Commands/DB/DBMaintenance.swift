@@ -9,8 +9,9 @@ struct DBCheck: AsyncParsableCommand {
         abstract: "Check the store's integrity and its mirror files: prints `ok`, or the problems and exits 1.",
         discussion: "Every document of every collection is read; one whose stored envelope cannot be read is "
             + "listed as `document not readable: COLLECTION/KEY: REASON`. A SQLite store (--db) also gets "
-            + "SQLite's integrity check, and a mirror file a committed save could not write is listed as "
-            + "`mirror not updated: FILE (COLLECTION/KEY): REASON`; the store retries it on its next mirror pass.")
+            + "SQLite's integrity check, and a mirror file a committed save could not write, or that its mirror has "
+            + "not caught up with yet, is listed as `mirror not updated: FILE (COLLECTION/KEY): REASON`; the store "
+            + "writes it on its next mirror pass.")
 
     @OptionGroup var store: StoreOption
 
