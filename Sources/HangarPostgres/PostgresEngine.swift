@@ -105,6 +105,7 @@ package final class PostgresEngine: Sendable {
         _ options: PostgresTransactionOptions, on connection: PostgresConnection, retention: ChangeRetention,
         isolation: isolated (any Actor)?, _ body: (PostgresTransaction) async throws -> sending Result
     ) async throws -> sending Result {
+        guard !connection.isClosed else { throw HangarError.postgresConnectionClosed(sql: options.begin) }
         do {
             try await connection.query(PostgresQuery(unsafeSQL: options.begin), logger: logger)
         } catch {
@@ -120,6 +121,10 @@ package final class PostgresEngine: Sendable {
             await rollBack(connection)
             throw error is PSQLError ? HangarError.postgres(error, sql: nil, phase: .statement) : error
         }
+        guard !connection.isClosed else {
+            // COMMIT was not sent: the server rolled the transaction back when it closed the session.
+            throw HangarError.postgresConnectionClosed(sql: "COMMIT")
+        }
         do {
             try await connection.query("COMMIT", logger: logger)
         } catch {
@@ -131,6 +136,8 @@ package final class PostgresEngine: Sendable {
     /// Rolls back; when that fails (the connection is lost or broken) the connection is closed, so the pool
     /// drops it instead of lending it again inside a transaction.
     private func rollBack(_ connection: PostgresConnection) async {
+        // A closed connection has no transaction left (and a statement on it would never be answered).
+        guard !connection.isClosed else { return }
         do {
             try await connection.query("ROLLBACK", logger: logger)
         } catch {
