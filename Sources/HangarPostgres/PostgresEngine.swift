@@ -88,16 +88,9 @@ package final class PostgresEngine: Sendable {
         _ body: (PostgresTransaction) async throws -> sending Result
     ) async throws -> sending Result {
         let retention = configuration.store.changeRetention
-        do {
-            return try await client.withConnection(isolation: isolation) { connection in
-                try await self.run(options, on: connection, retention: retention, isolation: isolation, body)
-            }
-        } catch let error as HangarError {
-            throw error
-        } catch let error as PSQLError {
-            // Leasing the connection failed: nothing ran.
-            throw HangarError.postgres(error, sql: nil, phase: .connecting)
-        }
+        let lease = try await lease(timeout: configuration.acquireTimeout)
+        defer { lease.release() }
+        return try await run(options, on: lease.connection, retention: retention, isolation: isolation, body)
     }
 
     /// `BEGIN`, `body`, `COMMIT` on one leased connection; `ROLLBACK` on any error.

@@ -155,3 +155,21 @@ import Testing
         }
     }
 }
+
+/// No server at all: a typed error, not a wait without end.
+@Suite struct PostgresUnreachableServerTests {
+    @Test(.timeLimit(.minutes(1))) func noServerIsConnectionLost() async throws {
+        var configuration = try PostgresStoreConfiguration(url: "postgres://nobody:nothing@127.0.0.1:1/none")
+        configuration.connectTimeout = .seconds(1)
+        configuration.acquireTimeout = .seconds(3)
+        let engine = try PostgresEngine(configuration: configuration)
+        do {
+            try await engine.prepareSchema()
+            Issue.record("a store opened without a server")
+        } catch {
+            #expect(error.code == .connectionLost)
+            #expect(error.code.isRetryable)
+        }
+        await engine.close()
+    }
+}
