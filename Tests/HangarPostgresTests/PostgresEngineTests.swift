@@ -59,10 +59,16 @@ import Testing
         }
     }
 
+    // The configured timeouts reach every connection (SHOW); the statement under test then lowers its own
+    // transaction's (SET LOCAL), so that the other statements of a loaded machine never meet a short timeout.
+
     @Test func aStatementOverTheStatementTimeoutIsATypedTimeout() async throws {
-        try await withTestEngine(configure: { $0.statementTimeout = .milliseconds(200) }) { engine in
+        try await withTestEngine(configure: { $0.statementTimeout = .seconds(7) }) { engine in
             do {
                 try await engine.withTransaction { transaction in
+                    let setting = try await transaction.scalar("SHOW statement_timeout", as: String.self)
+                    #expect(setting == "7s")
+                    try await transaction.execute("SET LOCAL statement_timeout = 200")
                     try await transaction.execute("SELECT pg_sleep(3)")
                 }
                 Issue.record("the statement was not cancelled")
@@ -77,12 +83,15 @@ import Testing
     }
 
     @Test func aSessionIdleInATransactionIsEndedByTheServer() async throws {
-        // Long enough that a loaded machine's own pauses between statements stay under it.
-        try await withTestEngine(configure: { $0.idleInTransactionTimeout = .seconds(1) }) { engine in
+        try await withTestEngine(configure: { $0.idleInTransactionTimeout = .seconds(9) }) { engine in
             do {
                 try await engine.withTransaction { transaction in
+                    let setting = try await transaction.scalar(
+                        "SHOW idle_in_transaction_session_timeout", as: String.self)
+                    #expect(setting == "9s")
+                    try await transaction.execute("SET LOCAL idle_in_transaction_session_timeout = 500")
                     try await insertDocument("frozen", in: transaction)
-                    try await Task.sleep(for: .milliseconds(3_500))
+                    try await Task.sleep(for: .milliseconds(2_500))
                     try await transaction.execute("SELECT 1")
                 }
                 Issue.record("the idle transaction was not ended")
