@@ -83,7 +83,7 @@ extension HangarError {
         let code: Code
         let what: String
         switch state {
-        case SQLState.serializationFailure, SQLState.deadlockDetected, SQLState.uniqueViolation:
+        case _ where SQLState.isConcurrencyFailure(state):
             code = .serializationFailure
             what = "The transaction lost to a concurrent one and was rolled back"
         case SQLState.queryCanceled:
