@@ -87,7 +87,8 @@ cleanup() {
         kill -TERM -- "-$child" 2>/dev/null || kill -TERM "$child" 2>/dev/null || true
         wait "$child" 2>/dev/null || true
     fi
-    if [[ $started == true ]]; then
+    # The pid file, not only the flag: a signal may come after pg_ctl started the server but before the flag.
+    if [[ $started == true || -f $data/postmaster.pid ]]; then
         "${as_owner[@]}" "$bin/pg_ctl" -D "$data" -m immediate -w stop >/dev/null 2>&1 \
             || echo "with-postgres: WARNING: pg_ctl stop failed (see $log)" >&2
     fi
