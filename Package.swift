@@ -119,11 +119,19 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // A child process for the PostgreSQL tests: opens a store's schema, as each instance of an app does.
+        .executableTarget(
+            name: "hangar-postgres-open",
+            dependencies: ["HangarPostgres"],
+            path: "Tests/Tools/hangar-postgres-open",
+            swiftSettings: strictSettings
+        ),
         // Against a real server: Scripts/with-postgres.sh starts one and exports HANGAR_TEST_POSTGRES_URL.
         .testTarget(
             name: "HangarPostgresTests",
             dependencies: [
                 "HangarPostgres",
+                "hangar-postgres-open",
                 "Hangar",
                 "PropertyList",
                 "HangarTestSupport",

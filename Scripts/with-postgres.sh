@@ -83,10 +83,12 @@ cleanup() {
     local status=$?
     trap - EXIT INT TERM HUP
     if [[ -n $child ]] && kill -0 "$child" 2>/dev/null; then
-        kill -TERM "$child" 2>/dev/null || true
+        # COMMAND's whole process group: `swift test` runs the tests in a child process of its own.
+        kill -TERM -- "-$child" 2>/dev/null || kill -TERM "$child" 2>/dev/null || true
         wait "$child" 2>/dev/null || true
     fi
-    if [[ $started == true ]]; then
+    # The pid file, not only the flag: a signal may come after pg_ctl started the server but before the flag.
+    if [[ $started == true || -f $data/postmaster.pid ]]; then
         "${as_owner[@]}" "$bin/pg_ctl" -D "$data" -m immediate -w stop >/dev/null 2>&1 \
             || echo "with-postgres: WARNING: pg_ctl stop failed (see $log)" >&2
     fi
@@ -131,9 +133,12 @@ export HANGAR_REQUIRE_POSTGRES=1
 echo "with-postgres: PostgreSQL $("$bin/postgres" --version | awk '{ print $3 }') on 127.0.0.1:$port" \
     "(HANGAR_TEST_POSTGRES_URL=$HANGAR_TEST_POSTGRES_URL)" >&2
 
-# In the background and waited for, so a signal to this script is handled at once (wait returns early).
+# In the background and waited for, so a signal to this script is handled at once (wait returns early); in a
+# process group of its own (job control on), so stopping it stops what it started too.
+set -m
 "$@" &
 child=$!
+set +m
 set +e
 wait "$child"
 status=$?

@@ -63,6 +63,15 @@ extension HangarError {
         }
     }
 
+    /// The connection was found closed (the server ended the session while it was idle) before a statement was
+    /// sent on it: nothing more ran, so the transaction is rolled back, even at `COMMIT`.
+    package static func postgresConnectionClosed(sql: String?) -> HangarError {
+        HangarError(
+            .connectionLost,
+            "The PostgreSQL server had closed the connection (it ended the session); the transaction was rolled back",
+            sql: sql)
+    }
+
     /// The SQLSTATE of a server error, also when postgres-nio reports it inside a closed connection.
     static func sqlState(of error: PSQLError) -> String? {
         if let state = error.serverInfo?[.sqlState] { return state }
@@ -74,7 +83,7 @@ extension HangarError {
         let code: Code
         let what: String
         switch state {
-        case SQLState.serializationFailure, SQLState.deadlockDetected, SQLState.uniqueViolation:
+        case _ where SQLState.isConcurrencyFailure(state):
             code = .serializationFailure
             what = "The transaction lost to a concurrent one and was rolled back"
         case SQLState.queryCanceled:

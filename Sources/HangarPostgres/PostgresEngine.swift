@@ -88,16 +88,9 @@ package final class PostgresEngine: Sendable {
         _ body: (PostgresTransaction) async throws -> sending Result
     ) async throws -> sending Result {
         let retention = configuration.store.changeRetention
-        do {
-            return try await client.withConnection(isolation: isolation) { connection in
-                try await self.run(options, on: connection, retention: retention, isolation: isolation, body)
-            }
-        } catch let error as HangarError {
-            throw error
-        } catch let error as PSQLError {
-            // Leasing the connection failed: nothing ran.
-            throw HangarError.postgres(error, sql: nil, phase: .connecting)
-        }
+        let lease = try await lease(timeout: configuration.acquireTimeout)
+        defer { lease.release() }
+        return try await run(options, on: lease.connection, retention: retention, isolation: isolation, body)
     }
 
     /// `BEGIN`, `body`, `COMMIT` on one leased connection; `ROLLBACK` on any error.
@@ -105,6 +98,7 @@ package final class PostgresEngine: Sendable {
         _ options: PostgresTransactionOptions, on connection: PostgresConnection, retention: ChangeRetention,
         isolation: isolated (any Actor)?, _ body: (PostgresTransaction) async throws -> sending Result
     ) async throws -> sending Result {
+        guard !connection.isClosed else { throw HangarError.postgresConnectionClosed(sql: options.begin) }
         do {
             try await connection.query(PostgresQuery(unsafeSQL: options.begin), logger: logger)
         } catch {
@@ -120,6 +114,10 @@ package final class PostgresEngine: Sendable {
             await rollBack(connection)
             throw error is PSQLError ? HangarError.postgres(error, sql: nil, phase: .statement) : error
         }
+        guard !connection.isClosed else {
+            // COMMIT was not sent: the server rolled the transaction back when it closed the session.
+            throw HangarError.postgresConnectionClosed(sql: "COMMIT")
+        }
         do {
             try await connection.query("COMMIT", logger: logger)
         } catch {
@@ -131,6 +129,8 @@ package final class PostgresEngine: Sendable {
     /// Rolls back; when that fails (the connection is lost or broken) the connection is closed, so the pool
     /// drops it instead of lending it again inside a transaction.
     private func rollBack(_ connection: PostgresConnection) async {
+        // A closed connection has no transaction left (and a statement on it would never be answered).
+        guard !connection.isClosed else { return }
         do {
             try await connection.query("ROLLBACK", logger: logger)
         } catch {

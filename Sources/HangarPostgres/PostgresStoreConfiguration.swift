@@ -21,6 +21,9 @@ public struct PostgresStoreConfiguration: Sendable {
     public var poolSize: Int = 10
     /// How long opening one connection may take; 10 s by default.
     public var connectTimeout: Duration = .seconds(10)
+    /// How long a transaction waits for a pooled connection (the server unreachable, or every connection busy)
+    /// before failing with ``HangarError/connectionLost``; 30 s by default.
+    public var acquireTimeout: Duration = .seconds(30)
     /// The server's `statement_timeout` on every connection: a statement running longer is cancelled
     /// (``HangarError/timeout``); 30 s by default.
     public var statementTimeout: Duration = .seconds(30)
@@ -91,7 +94,8 @@ public struct PostgresStoreConfiguration: Sendable {
             throw HangarError(.invalidConfiguration, "The pool size must be at least 1, not \(poolSize)")
         }
         for (name, value) in [
-            ("connect timeout", connectTimeout), ("statement timeout", statementTimeout),
+            ("connect timeout", connectTimeout), ("acquire timeout", acquireTimeout),
+            ("statement timeout", statementTimeout),
             ("idle-in-transaction timeout", idleInTransactionTimeout),
         ] where value <= .zero {
             throw HangarError(.invalidConfiguration, "The \(name) must be positive")

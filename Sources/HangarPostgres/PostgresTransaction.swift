@@ -71,6 +71,13 @@ package final class PostgresTransaction {
         -> [PostgresRow]
     {
         if let failure { throw failure }
+        // A statement written to a connection the server closed is never answered (postgres-nio drops the
+        // write): check first. (A close racing this check is not covered.)
+        guard !connection.isClosed else {
+            let closed = HangarError.postgresConnectionClosed(sql: statement)
+            failure = closed
+            throw closed
+        }
         do {
             let rows = try await connection.query(PostgresQuery(unsafeSQL: statement, binds: binds), logger: logger)
             return try await rows.collect()

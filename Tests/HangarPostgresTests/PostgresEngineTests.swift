@@ -59,10 +59,16 @@ import Testing
         }
     }
 
+    // The configured timeouts reach every connection (SHOW); the statement under test then lowers its own
+    // transaction's (SET LOCAL), so that the other statements of a loaded machine never meet a short timeout.
+
     @Test func aStatementOverTheStatementTimeoutIsATypedTimeout() async throws {
-        try await withTestEngine(configure: { $0.statementTimeout = .milliseconds(200) }) { engine in
+        try await withTestEngine(configure: { $0.statementTimeout = .seconds(7) }) { engine in
             do {
                 try await engine.withTransaction { transaction in
+                    let setting = try await transaction.scalar("SHOW statement_timeout", as: String.self)
+                    #expect(setting == "7s")
+                    try await transaction.execute("SET LOCAL statement_timeout = 200")
                     try await transaction.execute("SELECT pg_sleep(3)")
                 }
                 Issue.record("the statement was not cancelled")
@@ -77,11 +83,15 @@ import Testing
     }
 
     @Test func aSessionIdleInATransactionIsEndedByTheServer() async throws {
-        try await withTestEngine(configure: { $0.idleInTransactionTimeout = .milliseconds(300) }) { engine in
+        try await withTestEngine(configure: { $0.idleInTransactionTimeout = .seconds(9) }) { engine in
             do {
                 try await engine.withTransaction { transaction in
+                    let setting = try await transaction.scalar(
+                        "SHOW idle_in_transaction_session_timeout", as: String.self)
+                    #expect(setting == "9s")
+                    try await transaction.execute("SET LOCAL idle_in_transaction_session_timeout = 500")
                     try await insertDocument("frozen", in: transaction)
-                    try await Task.sleep(for: .milliseconds(1_500))
+                    try await Task.sleep(for: .milliseconds(2_500))
                     try await transaction.execute("SELECT 1")
                 }
                 Issue.record("the idle transaction was not ended")
@@ -152,5 +162,23 @@ import Testing
             }
             #expect(revision == 21)
         }
+    }
+}
+
+/// No server at all: a typed error, not a wait without end.
+@Suite struct PostgresUnreachableServerTests {
+    @Test(.timeLimit(.minutes(1))) func noServerIsConnectionLost() async throws {
+        var configuration = try PostgresStoreConfiguration(url: "postgres://nobody:nothing@127.0.0.1:1/none")
+        configuration.connectTimeout = .seconds(1)
+        configuration.acquireTimeout = .seconds(3)
+        let engine = try PostgresEngine(configuration: configuration)
+        do {
+            try await engine.prepareSchema()
+            Issue.record("a store opened without a server")
+        } catch {
+            #expect(error.code == .connectionLost)
+            #expect(error.code.isRetryable)
+        }
+        await engine.close()
     }
 }

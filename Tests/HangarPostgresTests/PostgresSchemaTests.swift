@@ -1,3 +1,4 @@
+import Foundation
 import Hangar
 import HangarTestSupport
 import PostgresNIO
@@ -79,5 +80,39 @@ import Testing
             }
             #expect(keys == ["B", "Z", "_", "a", "b", "é"])
         }
+    }
+}
+
+/// Real processes: what several instances of an app do when they start together on a new database.
+@Suite(.enabled(if: TestPostgres.shouldRun)) struct PostgresSchemaProcessTests {
+    @Test func fiveProcessesOpeningOneEmptyDatabaseAtOnceCreateItOnceWithoutError() async throws {
+        let configuration = try testConfiguration("processes")
+        let executable = try #require(ProcessRunner.builtExecutable(named: "hangar-postgres-open"))
+        var processes: [(Process, Pipe, Pipe)] = []
+        for _ in 0..<5 {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = [try TestPostgres.requireURL(), configuration.schema]
+            let (out, err) = (Pipe(), Pipe())
+            process.standardOutput = out
+            process.standardError = err
+            processes.append((process, out, err))
+        }
+        // All started before any is waited for: they race for the empty database.
+        for (process, _, _) in processes { try process.run() }
+        var outputs: [String] = []
+        for (process, out, err) in processes {
+            let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0, "\(errors)")
+            outputs.append(output)
+        }
+        let engine = try PostgresEngine(configuration: configuration)
+        let version = try await engine.existingSchemaVersion()
+        await engine.close()
+        try await dropSchema(of: configuration)
+        #expect(outputs.allSatisfy { $0 == "opened \(version ?? -1)\n" })
+        #expect(version == PostgresStoreSQL(schema: configuration.schema).currentVersion)
     }
 }

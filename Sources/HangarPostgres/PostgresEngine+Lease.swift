@@ -1,0 +1,94 @@
+import Hangar
+import PostgresNIO
+import Synchronization
+
+extension PostgresEngine {
+    /// A pooled connection lent to one transaction; ``release()`` gives it back.
+    struct Lease: Sendable {
+        let connection: PostgresConnection
+        let release: @Sendable () -> Void
+    }
+
+    /// Borrows a connection, waiting at most `timeout`. postgres-nio's pool waits without end for a server it
+    /// cannot reach (it retries connecting in the background): here the wait ends with
+    /// ``HangarError/Code/connectionLost``. The connection is held by a task of the engine's until
+    /// ``Lease/release``, so the transaction runs in the caller's own task and isolation.
+    func lease(timeout: Duration) async throws(HangarError) -> Lease {
+        let (released, releasing) = AsyncStream<Void>.makeStream()
+        let handoff = LeaseHandoff()
+        let client = self.client
+        do {
+            return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Lease, any Error>) in
+                handoff.start(continuation)
+                let holder = Task {
+                    do {
+                        try await client.withConnection { connection in
+                            let lease = Lease(connection: connection, release: { releasing.finish() })
+                            // Too late (timed out): give it back at once.
+                            guard handoff.finish(.success(lease)) else { return }
+                            for await _ in released {}
+                        }
+                    } catch {
+                        _ = handoff.finish(.failure(error))
+                    }
+                }
+                let timer = Task {
+                    try? await Task.sleep(for: timeout)
+                    if handoff.finish(.failure(LeaseTimeout())) { holder.cancel() }
+                }
+                handoff.onFinish { timer.cancel() }
+            }
+        } catch is LeaseTimeout {
+            throw HangarError(
+                .connectionLost,
+                "No connection to the PostgreSQL server within \(timeout) (the server is unreachable, or every "
+                    + "pooled connection stayed busy); nothing ran")
+        } catch {
+            throw HangarError.postgres(error, sql: nil, phase: .connecting)
+        }
+    }
+}
+
+/// The lease waited too long.
+private struct LeaseTimeout: Error {}
+
+/// Resumes a lease's continuation exactly once: with the connection, the pool's error, or the timeout.
+private final class LeaseHandoff: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<PostgresEngine.Lease, any Error>?
+        var finished = false
+        var onFinish: (@Sendable () -> Void)?
+    }
+
+    private let state = Mutex(State())
+
+    func start(_ continuation: CheckedContinuation<PostgresEngine.Lease, any Error>) {
+        state.withLock { $0.continuation = continuation }
+    }
+
+    /// Runs `action` once the handoff is finished (at once if it is).
+    func onFinish(_ action: @escaping @Sendable () -> Void) {
+        let now = state.withLock { state in
+            if state.finished { return true }
+            state.onFinish = action
+            return false
+        }
+        if now { action() }
+    }
+
+    /// Resumes with `result` if nothing did yet; returns whether this call did.
+    func finish(_ result: Result<PostgresEngine.Lease, any Error>) -> Bool {
+        let taken = state.withLock {
+            state -> (CheckedContinuation<PostgresEngine.Lease, any Error>, (@Sendable () -> Void)?)? in
+            guard !state.finished, let continuation = state.continuation else { return nil }
+            state.finished = true
+            state.continuation = nil
+            defer { state.onFinish = nil }
+            return (continuation, state.onFinish)
+        }
+        guard let (continuation, action) = taken else { return false }
+        continuation.resume(with: result)
+        action?()
+        return true
+    }
+}
