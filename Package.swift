@@ -77,6 +77,7 @@ let package = Package(
             dependencies: [
                 "PropertyList",
                 "Hangar",
+                "HangarPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings

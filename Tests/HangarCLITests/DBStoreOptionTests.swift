@@ -51,15 +51,18 @@ import Testing
     func aPostgresURLsErrorLineLeavesThePasswordOut(scheme: String) throws {
         let file = try CLI.temporaryDirectory() + "/amelia.plist"
         try Data(DBTests.envelope(major: 1, name: "Amelia")).write(to: URL(fileURLWithPath: file))
-        for arguments in [["ls"], ["put", "pilots", "amelia", file], ["check"], ["backup", file + ".copy"]] {
+        // Nothing listens on port 1: each command waits its 5 seconds for a connection, then says so in one line.
+        let verbs = scheme == "postgres" ? [["ls"], ["put", "pilots", "amelia", file], ["check"]] : [["ls"]]
+        for arguments in verbs {
             let result = try CLI.run(["db"] + arguments + ["--url", "\(scheme)://user:secret@127.0.0.1:1/x"])
             #expect(result.status == 1)
             #expect(!result.stderr.contains("secret"), "\(result.stderr)")
             #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
-            #expect(result.stderr.hasPrefix("user@127.0.0.1:1/x: "), "\(result.stderr)")
+            #expect(
+                result.stderr.hasPrefix(
+                    "user@127.0.0.1:1/x: No connection to the PostgreSQL server within 5.0 seconds"),
+                "\(result.stderr)")
         }
-        let result = try CLI.run(["db", "ls", "--url", "\(scheme)://user:secret@127.0.0.1:1/x"])
-        #expect(result.stderr == "user@127.0.0.1:1/x: PostgreSQL stores are not built into this hangar yet\n")
     }
 
     @Test func checkReportsADocumentWhoseBytesCannotBeRead() throws {

@@ -63,11 +63,15 @@ func withStore(_ option: StoreOption, creating: Bool = false, _ body: (OpenedSto
         let opened = try await openStore(option, creating: creating)
         do {
             try await body(opened)
+            await opened.close()
         } catch let failure as FileFailure {
+            await opened.close()
             throw failure
         } catch let exit as ExitCode {
+            await opened.close()
             throw exit
         } catch {
+            await opened.close()
             throw opened.failure(error)
         }
     }

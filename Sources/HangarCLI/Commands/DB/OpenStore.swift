@@ -1,5 +1,6 @@
 import Foundation
 import Hangar
+import HangarPostgres
 
 /// A store a `db` command opened: the engine-neutral store every verb works on, and the SQLite ``Store``
 /// when it is one, for what only SQLite does (its integrity check, mirror files, backups).
@@ -8,10 +9,17 @@ struct OpenedStore: Sendable {
     let store: any DocumentStore
     /// The same store when it is a SQLite file; `nil` on another engine.
     let sqlite: Store?
+    /// The same store when it is a PostgreSQL database's, closed after the command; `nil` on another engine.
+    var postgres: PostgresStore?
     /// How error lines name the store: its path, or its URL without the password.
     let name: String
     /// The `--url` the store was opened with, whose password no error line may repeat.
     var url: String?
+
+    /// Closes the store's connections (a PostgreSQL store's; a SQLite store closes when released).
+    func close() async {
+        await postgres?.close()
+    }
 
     /// A store error as the one-line `STORE: reason`; an engine's words that repeat the URL or its password
     /// have them left out.
@@ -38,7 +46,8 @@ func openStore(_ option: StoreOption, creating: Bool) async throws -> OpenedStor
                 reason: "Unknown store URL scheme \"\(scheme)\" (use postgres:// or postgresql://, or --db PATH)")
         }
         do {
-            return OpenedStore(store: try await openPostgresStore(url: url), sqlite: nil, name: name, url: url)
+            let store = try await openPostgresStore(url: url)
+            return OpenedStore(store: store, sqlite: nil, postgres: store, name: name, url: url)
         } catch let failure as FileFailure {
             throw failure
         } catch {
@@ -58,12 +67,13 @@ func openStore(_ option: StoreOption, creating: Bool) async throws -> OpenedStor
 }
 
 /// Opens the PostgreSQL store at `url` (a `postgres://` or `postgresql://` URL, as the user gave it).
-///
-/// The only place the CLI meets the PostgreSQL engine: until `HangarPostgres` is linked into `hangar`, it
-/// says so. Error lines must name the store as ``StoreURL/displayName(of:)`` does, never with the password.
-func openPostgresStore(url: String) async throws -> any DocumentStore {
-    throw FileFailure(
-        path: StoreURL.displayName(of: url), reason: "PostgreSQL stores are not built into this hangar yet")
+/// Opens the PostgreSQL store at `url` (its schema created or upgraded as needed), waiting at most 5 seconds for
+/// a connection: a command facing an unreachable server says so soon. Error lines name the store as
+/// ``StoreURL/displayName(of:)`` does, never with the password.
+func openPostgresStore(url: String) async throws -> PostgresStore {
+    var configuration = try PostgresStoreConfiguration(url: url)
+    configuration.acquireTimeout = .seconds(5)
+    return try await PostgresStore(configuration: configuration)
 }
 
 /// Reading the `--url` of a store without ever repeating its password.
