@@ -99,15 +99,6 @@ public final class PostgresStore: DocumentStore {
     /// task iterating it is cancelled. A commit through this store wakes it at once; one through another
     /// instance is seen within about ``Hangar/StoreConfiguration/followPollInterval``.
     public func follow(after sequence: Int, in collection: String? = nil) -> ChangeFeed {
-        ChangeFeed(
-            after: sequence, collection: collection, signal: changeSignal,
-            pollInterval: configuration.followPollInterval
-        ) { last, collection, limit in
-            try await self.read { transaction in
-                ChangeFeed.Batch(
-                    changes: try await transaction.changes(since: last, in: collection, limit: limit),
-                    lastSequence: try await transaction.lastChangeSequence())
-            }
-        }
+        ChangeFeed(reading: self, after: sequence, collection: collection, signal: changeSignal)
     }
 }

@@ -128,16 +128,7 @@ extension Store {
     /// is seen within about ``StoreConfiguration/followPollInterval``. To resume, follow again after the last sequence seen.
     /// Iterating throws ``HangarError/changesTooOld`` when changes after the last sequence seen were pruned.
     public func follow(after sequence: Int, in collection: String? = nil) -> ChangeFeed {
-        ChangeFeed(
-            after: sequence, collection: collection, signal: changeSignal,
-            pollInterval: configuration.followPollInterval
-        ) { last, collection, limit in
-            try await self.read { transaction in
-                ChangeFeed.Batch(
-                    changes: try transaction.changes(since: last, in: collection, limit: limit),
-                    lastSequence: try transaction.lastChangeSequence())
-            }
-        }
+        ChangeFeed(reading: self, after: sequence, collection: collection, signal: changeSignal)
     }
 }
 
@@ -166,6 +157,20 @@ public struct ChangeFeed: AsyncSequence, Sendable {
         self.signal = signal
         self.pollInterval = pollInterval
         self.reader = reader
+    }
+
+    /// A feed that reads `store`'s changes in read transactions of their own, woken by `signal` (which the
+    /// store gives when it commits changes) or every ``StoreConfiguration/followPollInterval``.
+    package init<Store: DocumentStore>(reading store: Store, after: Int, collection: String?, signal: ChangeSignal) {
+        self.init(
+            after: after, collection: collection, signal: signal, pollInterval: store.configuration.followPollInterval
+        ) { last, collection, limit in
+            try await store.read { transaction in
+                Batch(
+                    changes: try await transaction.changes(since: last, in: collection, limit: limit),
+                    lastSequence: try await transaction.lastChangeSequence())
+            }
+        }
     }
 
     /// Starts reading after the feed's sequence.

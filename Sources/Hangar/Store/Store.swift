@@ -135,14 +135,9 @@ public final class Store: Sendable {
                     try transaction.finishChanges()
                     return result
                 }
-                if transaction.recordedChanges { changeSignal.signal() }
-                connection.checkpointIfLogExceeds(Self.logSizeLimit)
-                return (result, transaction.pendingMirrors)
+                return (result, committed(transaction, on: connection))
             } catch {
-                switch error {
-                case .sqlite(let failure): throw HangarError(failure)
-                case .body(let failure): throw failure
-                }
+                throw error.unwrapped
             }
         }
     }
@@ -226,14 +221,9 @@ public final class Store: Sendable {
                         try transaction.finishChanges()
                         return result
                     }
-                    if transaction.recordedChanges { changeSignal.signal() }
-                    connection.checkpointIfLogExceeds(Self.logSizeLimit)
-                    return (result, transaction.pendingMirrors)
+                    return (result, committed(transaction, on: connection))
                 } catch {
-                    switch error {
-                    case .sqlite(let failure): throw HangarError(failure)
-                    case .body(let failure): throw failure
-                    }
+                    throw error.unwrapped
                 }
             }
         }
@@ -246,10 +236,7 @@ public final class Store: Sendable {
         do throws(TransactionFailure<any Error>) {
             return try await connection.transaction(immediate: false) { try await body(transaction) }
         } catch {
-            switch error {
-            case .sqlite(let failure): throw HangarError(failure)
-            case .body(let failure): throw failure
-            }
+            throw error.unwrapped
         }
     }
 
@@ -260,11 +247,16 @@ public final class Store: Sendable {
         do throws(TransactionFailure<any Error>) {
             return try connection.transaction(immediate: false) { try body(transaction) }
         } catch {
-            switch error {
-            case .sqlite(let failure): throw HangarError(failure)
-            case .body(let failure): throw failure
-            }
+            throw error.unwrapped
         }
+    }
+
+    /// After a write's commit: wakes the followers if it recorded changes, empties an overgrown log, and
+    /// returns the mirror files it owes.
+    private func committed(_ transaction: WriteTransaction, on connection: SQLiteConnection) -> [PendingMirror] {
+        if transaction.recordedChanges { changeSignal.signal() }
+        connection.checkpointIfLogExceeds(Self.logSizeLimit)
+        return transaction.pendingMirrors
     }
 
     /// Twice the log SQLite's automatic checkpoints keep (1,000 pages of 4 KiB): beyond this, readers are
@@ -380,6 +372,16 @@ public final class Store: Sendable {
             } catch {
                 throw HangarError(error)
             }
+        }
+    }
+}
+
+extension TransactionFailure<any Error> {
+    /// The error a store call throws: SQLite's as a ``HangarError``, the body's as it is.
+    fileprivate var unwrapped: any Error {
+        switch self {
+        case .sqlite(let failure): HangarError(failure)
+        case .body(let failure): failure
         }
     }
 }

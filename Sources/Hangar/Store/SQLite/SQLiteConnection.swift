@@ -114,13 +114,7 @@ final class SQLiteConnection {
         immediate: Bool,
         _ body: () throws(Failure) -> Result
     ) throws(TransactionFailure<Failure>) -> Result {
-        precondition(!isInTransaction, "Hangar: a store transaction cannot start inside another")
-        do {
-            try cachedStatement(immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED").run()
-        } catch {
-            throw .sqlite(error)
-        }
-        isInTransaction = true
+        try begin(immediate: immediate, Failure.self)
         defer { isInTransaction = false }
         let result: Result
         do {
@@ -129,13 +123,7 @@ final class SQLiteConnection {
             rollback()
             throw .body(error)
         }
-        do {
-            // Prepared once and reused: sqlite3_exec would parse BEGIN and COMMIT on every transaction.
-            try cachedStatement("COMMIT").run()
-        } catch {
-            rollback()
-            throw .sqlite(error)
-        }
+        try commit(Failure.self)
         return result
     }
 
@@ -144,13 +132,7 @@ final class SQLiteConnection {
         immediate: Bool,
         _ body: () async throws -> Result
     ) async throws(TransactionFailure<any Error>) -> Result {
-        precondition(!isInTransaction, "Hangar: a store transaction cannot start inside another")
-        do {
-            try cachedStatement(immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED").run()
-        } catch {
-            throw .sqlite(error)
-        }
-        isInTransaction = true
+        try begin(immediate: immediate, (any Error).self)
         defer { isInTransaction = false }
         let result: Result
         do {
@@ -159,13 +141,28 @@ final class SQLiteConnection {
             rollback()
             throw .body(error)
         }
+        try commit((any Error).self)
+        return result
+    }
+
+    private func begin<Failure>(immediate: Bool, _: Failure.Type) throws(TransactionFailure<Failure>) {
+        precondition(!isInTransaction, "Hangar: a store transaction cannot start inside another")
+        do {
+            // Prepared once and reused: sqlite3_exec would parse BEGIN and COMMIT on every transaction.
+            try cachedStatement(immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED").run()
+        } catch {
+            throw .sqlite(error)
+        }
+        isInTransaction = true
+    }
+
+    private func commit<Failure>(_: Failure.Type) throws(TransactionFailure<Failure>) {
         do {
             try cachedStatement("COMMIT").run()
         } catch {
             rollback()
             throw .sqlite(error)
         }
-        return result
     }
 
     private func rollback() {
