@@ -61,10 +61,11 @@ package final class PostgresChangeRecorder {
         guard let row = try await transaction.query(statements.lockCounter).first else {
             throw HangarError(.database, "The store's change counter is missing", sql: statements.lockCounter)
         }
-        let (last, lastTransaction, pruned) = try transaction.decode(row, statement: statements.lockCounter) {
+        let (last, _, pruned) = try transaction.decode(row, statement: statements.lockCounter) {
             try $0.decode((Int64, Int64, Int64).self)
         }
-        let transactionID = lastTransaction + 1
+        // As on SQLite: a transaction's id is the sequence of its first change.
+        let transactionID = last + 1
         var sequence = last
         for change in noted {
             sequence += 1

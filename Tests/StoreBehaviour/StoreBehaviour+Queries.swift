@@ -159,8 +159,8 @@ extension StoreBehaviour {
             #expect(changes.map(\.key) == ["a", "b", "a", "a", "x"])
             #expect(changes.map(\.kind) == [.save, .save, .delete, .restore, .save])
             #expect(changes.map(\.revision) == [1, 1, 1, 2, 1])
-            #expect(changes[0].transaction == changes[1].transaction)
-            #expect(changes[1].transaction != changes[2].transaction)
+            // A transaction's id is the sequence of its first change.
+            #expect(changes.map(\.transaction) == [1, 1, 3, 4, 5])
             #expect(changes[0].version == DocumentVersion(major: 2, minor: 1))
             #expect(try await store.changes(since: 2, in: Memo.collection, limit: 1).map(\.sequence) == [3])
             #expect(try await store.changes(since: 0, in: "other", limit: nil).map(\.sequence) == [5])
