@@ -58,12 +58,14 @@ let package = Package(
             path: "Examples/Pilots/Models",
             swiftSettings: strictSettings
         ),
-        // `swift run pilots`: the Pilots example as a tour of the whole library (public API only).
+        // `swift run pilots`: the Pilots example as a tour of the whole library (public API only), on SQLite or, with
+        // `--url`, on PostgreSQL.
         .executableTarget(
             name: "pilots",
             dependencies: [
                 "PilotModels",
                 "Hangar",
+                "HangarPostgres",
                 "PropertyList",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -117,6 +119,8 @@ let package = Package(
             name: "HangarTests",
             dependencies: [
                 "Hangar", "PropertyList", "PilotModels", "HangarTestSupport", "StoreBehaviour", "hangar-stress",
+                // Only for the README's PostgreSQL quick start (Examples/QuickStartTests.swift).
+                "HangarPostgres",
             ],
             swiftSettings: strictSettings
         ),

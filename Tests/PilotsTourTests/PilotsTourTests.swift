@@ -2,7 +2,7 @@ import Foundation
 import HangarTestSupport
 import Testing
 
-/// Runs the built `pilots` executable as a real process, on a store in a temporary folder.
+/// Runs the built `pilots` executable as a real process, on a SQLite store in a temporary folder.
 @Suite struct PilotsTourTests {
     /// `pilots` sits beside the test bundle in the build folder.
     static let executable = ProcessRunner.builtExecutable(named: "pilots") ?? "pilots"
@@ -16,7 +16,13 @@ import Testing
         "== Step 6. Export to .plist files ==",
         "== Step 7. A document from a future version is refused and left untouched ==",
         "== Step 8. Follow the change feed ==",
+        "== Step 9. Check the store and back it up ==",
     ]
+
+    /// The engine a run used: what step 9 prints differs.
+    enum Engine {
+        case sqlite, postgres
+    }
 
     typealias Run = ProcessOutput
 
@@ -24,7 +30,10 @@ import Testing
         try ProcessRunner.run(executable, arguments)
     }
 
-    static func expectCompleteTour(_ run: Run, store: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    /// Checks that `run` went through every step and printed what each proves; `exports` is where its files went.
+    static func expectCompleteTour(
+        _ run: Run, exports: String, engine: Engine = .sqlite, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(run.status == 0, "stderr: \(run.stderr)", sourceLocation: sourceLocation)
         #expect(run.stderr.isEmpty, sourceLocation: sourceLocation)
         let lines = run.stdout.split(separator: "\n").map(String.init)
@@ -61,7 +70,6 @@ import Testing
             sourceLocation: sourceLocation)
         #expect(
             run.stdout.contains("follow(after: \(sequences.last ?? -1))"), sourceLocation: sourceLocation)
-        let exports = (store as NSString).deletingLastPathComponent + "/exports"
         for file in [
             "SE-PPL-0042.plist", "SE-PPL-0042.xml", "pilots-binary/SE-SPL-1187.plist", "pilots-xml/JA-PPL-2231.plist",
         ] {
@@ -69,26 +77,48 @@ import Testing
                 FileManager.default.fileExists(atPath: exports + "/" + file), "missing \(file)",
                 sourceLocation: sourceLocation)
         }
+        expectStepNine(run, exports: exports, engine: engine, sourceLocation: sourceLocation)
     }
 
-    @Test func theTourRunsAllEightStepsAndCanRunAgain() throws {
+    /// Step 9: SQLite checks the file and backs it up; PostgreSQL says which tools do that instead.
+    static func expectStepNine(_ run: Run, exports: String, engine: Engine, sourceLocation: SourceLocation) {
+        let backup = exports + "/pilots-backup.sqlite"
+        switch engine {
+        case .sqlite:
+            #expect(run.stdout.contains("  Integrity check of the file: ok\n"), sourceLocation: sourceLocation)
+            // Ada, Jonas, Mei and the 3.0 pilot of step 7 (step 8's pilot is deleted).
+            #expect(run.stdout.contains("opened as a store: 4 pilots\n"), sourceLocation: sourceLocation)
+            #expect(FileManager.default.fileExists(atPath: backup), "missing backup", sourceLocation: sourceLocation)
+            #expect(!run.stdout.contains("pg_dump"), sourceLocation: sourceLocation)
+        case .postgres:
+            #expect(
+                run.stdout.contains(
+                    "  SQLite only; on PostgreSQL: backups: pg_dump; integrity: the server's checks (pg_amcheck); "
+                        + "mirror folders: follow the change feed (step 8)\n"), sourceLocation: sourceLocation)
+            #expect(!run.stdout.contains("Integrity check"), sourceLocation: sourceLocation)
+            #expect(!FileManager.default.fileExists(atPath: backup), sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func theTourRunsAllNineStepsAndCanRunAgain() throws {
         let folder = NSTemporaryDirectory() + "pilots-tour-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let store = folder + "/store.sqlite"
+        let exports = folder + "/exports"
 
         let first = try Self.run(["--db", store])
-        Self.expectCompleteTour(first, store: store)
+        Self.expectCompleteTour(first, exports: exports)
         #expect(first.stdout.contains("(new)"))
         #expect(first.stdout.contains("SE-PPL-0042  revision 1 "))
 
         let second = try Self.run(["--db", store])
-        Self.expectCompleteTour(second, store: store)
+        Self.expectCompleteTour(second, exports: exports)
         #expect(second.stdout.contains("(existing)"))
         // Saved again on the same store: a new revision, not an error.
         #expect(second.stdout.contains("SE-PPL-0042  revision 4 "))
 
         let fresh = try Self.run(["--db", store, "--fresh"])
-        Self.expectCompleteTour(fresh, store: store)
+        Self.expectCompleteTour(fresh, exports: exports)
         #expect(fresh.stdout.contains("SE-PPL-0042  revision 1 "))
     }
 
@@ -99,5 +129,20 @@ import Testing
         #expect(run.status == 1)
         #expect(run.stderr.hasPrefix("pilots: cannot find Migrations/Pilots/pilot-v1.0.plist"))
         #expect(!FileManager.default.fileExists(atPath: folder + "/store.sqlite"))
+    }
+
+    @Test func freshAndSchemaAreForOneEngineEach() throws {
+        // Refused before anything is opened: no server is needed, and none is reached.
+        let url = "postgres://nobody@127.0.0.1:1/nothing"
+        let fresh = try Self.run(["--url", url, "--fresh"])
+        #expect(fresh.status != 0)
+        #expect(fresh.stderr.contains("--fresh deletes a SQLite file; on PostgreSQL, pass a new --schema instead."))
+        let schema = try Self.run(["--schema", "tour"])
+        #expect(schema.status != 0)
+        #expect(schema.stderr.contains("--schema names a PostgreSQL schema: use it with --url."))
+        let both = try Self.run(["--db", "store.sqlite", "--url", url])
+        #expect(both.status != 0)
+        #expect(both.stderr.contains("Give --db PATH or --url URL, not both."))
+        #expect(!(fresh.stdout + schema.stdout + both.stdout).contains("== Step"))
     }
 }

@@ -1,42 +1,46 @@
-import Dispatch
 import Hangar
 import PilotModels
-import Synchronization
+
+/// The key step 8 saves, saves again and deletes.
+let tourFollowedKey = "SE-FEED-0001"
 
 extension Tour {
-    /// The key step 8 saves, saves again and deletes.
-    static let followedKey = "SE-FEED-0001"
-
     // MARK: 8
 
     /// A follower of the change feed, started before three commits, sees each of them once, in order.
-    func followChanges() throws {
+    func followChanges() async throws {
         heading(8, "Follow the change feed")
-        let start = try store.read { try $0.lastChangeSequence() }
+        let key = tourFollowedKey
+        let start = try await store.lastChangeSequence()
         print("  A follower waits for what comes after sequence \(start), the last commit so far")
-        let seen = Mutex<[Change]>([])
-        let caughtUp = DispatchSemaphore(value: 0)
+        // It reads from `start` on, so it sees the three commits however late it starts iterating.
         let follower = Task { [store] in
+            var seen: [Change] = []
             for try await change in store.follow(after: start, in: Pilot.collection) {
-                let count = seen.withLock { seen in
-                    seen.append(change)
-                    return seen.count
-                }
-                if count == 3 { caughtUp.signal() }
+                seen.append(change)
+                if seen.count == 3 { break }
             }
+            return seen
         }
-        defer { follower.cancel() }
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(10))
+            follower.cancel()
+        }
+        defer {
+            watchdog.cancel()
+            follower.cancel()
+        }
         // Three commits: a new pilot, an update, a delete.
         var pilot = Fleet.mei
-        try store.write { try $0.save(pilot, key: Self.followedKey) }
+        try await store.write { try await $0.save(pilot, key: key) }
         pilot.homeAirfield = "ESSB"
-        try store.write { try $0.save(pilot, key: Self.followedKey) }
-        try store.write { _ = try $0.delete(key: Self.followedKey, in: Pilot.collection) }
-        print("  The tour commits: a save, a second save, a delete of \(Pilot.collection)/\(Self.followedKey)")
-        guard caughtUp.wait(timeout: .now() + 10) == .success else {
+        try await store.write { [pilot] in try await $0.save(pilot, key: key) }
+        try await store.write { try await $0.delete(key: key, in: Pilot.collection) }
+        print("  The tour commits: a save, a second save, a delete of \(Pilot.collection)/\(key)")
+        let changes = (try? await follower.value) ?? []
+        guard changes.count == 3 else {
             throw TourError("the follower did not see the three commits within 10 s")
         }
-        let changes = seen.withLock { $0 }
         for change in changes {
             print(
                 "  follower saw \(pad("\(change.sequence)", 4)) \(change.collection)/\(change.key) "

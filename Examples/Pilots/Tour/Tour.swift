@@ -4,43 +4,34 @@ import PilotModels
 import PropertyList
 import Synchronization
 
-/// The eight steps of the tour, on one store. Public API only.
-struct Tour {
-    static let application = "HangarPilots"
-    static let archive = "pilots-archive"
+/// The steps of the tour, on one store of either engine: everything but step 9 is written once, against
+/// ``DocumentStore``, and runs unchanged on SQLite and on PostgreSQL. Public API only.
+struct Tour<S: DocumentStore> {
+    /// The collection of documents the 1.x app wrote (step 4).
+    static var archive: String { TourDefaults.archive }
 
-    let storePath: String
+    /// The store every step works on.
+    let store: S
+    /// Opens a second store on the same database with another app's configuration (step 7).
+    let openAnother: @Sendable (StoreConfiguration) async throws -> S
+    /// Closes a store this tour opened (a PostgreSQL store's connections; nothing for a SQLite file).
+    let close: @Sendable (S) async -> Void
     let migrationsDirectory: String
-    let store: Store
+    /// Where step 6 writes its `.plist` files and step 9 its backup.
+    let exportsDirectory: String
     let migrations: MigrationLog
 
-    init(storePath: String, migrationsDirectory: String, fresh: Bool) throws {
-        self.storePath = storePath
-        self.migrationsDirectory = migrationsDirectory
-        let existed = FileManager.default.fileExists(atPath: storePath)
-        let migrations = MigrationLog()
-        var configuration = StoreConfiguration()
-        configuration.registry = ClassRegistry.pilots
-        for collection in [Pilot.collection, Self.archive] {
-            configuration.collections[collection] = CollectionOptions(history: .keepLast(4), format: Pilot.format)
-        }
-        configuration.migrationObserver = { event in migrations.append(event) }
-        self.migrations = migrations
-        store = try Store(path: storePath, configuration: configuration)
-        print("Hangar Pilots tour")
-        print("Store: \(TourFiles.display(storePath)) (\(existed ? "existing" : "new")\(fresh ? ", --fresh" : ""))")
-    }
-
-    func run() throws {
+    func run() async throws {
         registerModels()
-        try saveFleet()
-        try loadFleet()
-        try migrateOldDocuments()
-        try historyAndConflicts()
-        try export()
-        try futureVersion()
-        try followChanges()
-        print("\nDone. Run it again: the tour is safe to repeat on the same store (or pass --fresh).")
+        try await saveFleet()
+        try await loadFleet()
+        try await migrateOldDocuments()
+        try await historyAndConflicts()
+        try await export()
+        try await futureVersion()
+        try await followChanges()
+        try await checkAndBackUp()
+        print("\nDone. Run it again: the tour is safe to repeat on the same store.")
     }
 
     // MARK: 1
@@ -61,11 +52,13 @@ struct Tour {
 
     // MARK: 2
 
-    func saveFleet() throws {
+    func saveFleet() async throws {
         heading(2, "Save pilots with mixed fleets")
         // One transaction: all saved, or none.
-        let revisions = try store.write { transaction in
-            try Fleet.pilots.map { entry in try transaction.save(entry.pilot, key: entry.key) }
+        let revisions = try await store.write { transaction in
+            var revisions: [Int] = []
+            for entry in Fleet.pilots { revisions.append(try await transaction.save(entry.pilot, key: entry.key)) }
+            return revisions
         }
         for (entry, revision) in zip(Fleet.pilots, revisions) {
             let tags = entry.pilot.airplanes.map { ClassRegistry.pilots.tag(for: type(of: $0)) ?? "?" }
@@ -77,10 +70,14 @@ struct Tour {
 
     // MARK: 3
 
-    func loadFleet() throws {
+    func loadFleet() async throws {
         heading(3, "Load them back: every subclass field intact")
-        let loaded = try store.read { transaction in
-            try Fleet.pilots.compactMap { try transaction.load(Pilot.self, key: $0.key) }
+        let loaded = try await store.read { transaction in
+            var loaded: [Loaded<Pilot>] = []
+            for entry in Fleet.pilots {
+                if let pilot = try await transaction.load(Pilot.self, key: entry.key) { loaded.append(pilot) }
+            }
+            return loaded
         }
         for document in loaded {
             print(
@@ -96,7 +93,7 @@ struct Tour {
 
     // MARK: 4
 
-    func migrateOldDocuments() throws {
+    func migrateOldDocuments() async throws {
         heading(4, "Migrate old documents")
         let path = migrationsDirectory + "/pilot-v1.0.plist"
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
@@ -113,12 +110,15 @@ struct Tour {
         }
 
         // The archive starts empty on every run: an older file never overwrites the newer data of a last run.
-        try store.write { transaction in
-            for key in try transaction.keys(in: Self.archive) { try transaction.delete(key: key, in: Self.archive) }
+        try await store.write { transaction in
+            for key in try await transaction.keys(in: Self.archive) {
+                try await transaction.delete(key: key, in: Self.archive)
+            }
         }
         migrations.removeAll()
-        try store.importFile(path, into: Self.archive, key: "ada-2019")
-        guard let old = try store.read({ try $0.load(Pilot.self, key: "ada-2019", in: Self.archive) }) else {
+        try await store.importFile(path, into: Self.archive, key: "ada-2019")
+        guard let old = try await store.read({ try await $0.load(Pilot.self, key: "ada-2019", in: Self.archive) })
+        else {
             throw TourError("the imported document is missing")
         }
         print(
@@ -129,57 +129,55 @@ struct Tour {
         for airplane in old.value.airplanes { print("    \(describe(airplane))") }
 
         // An archive of documents the 1.x app wrote, upgraded in place in batches.
-        try seedArchive(from: raw)
-        let total = try store.read { try $0.count(in: Self.archive) }
+        try await seedArchive(from: raw)
+        let total = try await store.read { try await $0.count(in: Self.archive) }
         print("  Bulk upgrade of \"\(Self.archive)\" (\(total) documents written by 1.x), in batches of 2:")
-        let report = try store.upgrade(Pilot.self, in: Self.archive, batchSize: 2) { progress in
+        let report = try await store.upgrade(Pilot.self, in: Self.archive, batchSize: 2) { progress in
             print("    upgraded \(progress.upgraded)/\(progress.total)")
         }
         let steps = migrations.removeAll().count
         print(
             "  Upgraded \(report.upgraded.count), left newer \(report.newer.count), quarantined "
                 + "\(report.quarantined.count); \(steps) migration steps reported")
-        let versions = try store.read { transaction in
-            try transaction.keys(in: Self.archive).compactMap { try transaction.document(in: Self.archive, key: $0) }
-        }
+        let versions = try await store.read { try await $0.documents(in: Self.archive) }
         let summary = Dictionary(grouping: versions, by: { "\($0.version)" }).map { "\($0.value.count) at \($0.key)" }
         print("  \"\(Self.archive)\" now: \(summary.sorted().joined(separator: ", "))")
     }
 
     /// The 1.1 frozen file, plus a few 1.0 documents made from the 1.0 one by changing only its pilot.
-    private func seedArchive(from v1: PropertyList) throws {
-        try store.importFile(migrationsDirectory + "/pilot-v1.1.plist", into: Self.archive, key: "ada-2020")
+    private func seedArchive(from v1: PropertyList) async throws {
+        try await store.importFile(migrationsDirectory + "/pilot-v1.1.plist", into: Self.archive, key: "ada-2020")
         guard case .dictionary(let template) = v1 else { throw TourError("the 1.0 file is not a dictionary") }
         let others = [("bo-2018", "Bo Sandberg", "SE-PPL-0007"), ("eva-2019", "Eva Holm", "SE-PPL-0113")]
-        try store.write { transaction in
+        try await store.write { transaction in
             for (key, name, license) in others {
                 var document = template
                 document["name"] = .string(name)
                 document["licenseNumber"] = .string(license)
-                try transaction.save(envelope: .dictionary(document), key: key, in: Self.archive)
+                try await transaction.save(envelope: .dictionary(document), key: key, in: Self.archive)
             }
         }
     }
 
     // MARK: 5
 
-    func historyAndConflicts() throws {
+    func historyAndConflicts() async throws {
         heading(5, "Revisions, history and a stale save")
         let key = Fleet.ada.licenseNumber ?? Fleet.ada.name
-        guard let start = try store.read({ try $0.load(Pilot.self, key: key) }) else {
+        guard let start = try await store.read({ try await $0.load(Pilot.self, key: key) }) else {
             throw TourError("\(key) is missing")
         }
         var pilot = start.value
         pilot.homeAirfield = "ESKN"
-        let second = try store.write { try $0.save(pilot, key: key, expectedRevision: start.revision) }
+        let second = try await store.write { try await $0.save(pilot, key: key, expectedRevision: start.revision) }
         print("  Update 1: home airfield ESSB → ESKN, expecting revision \(start.revision): now revision \(second)")
         pilot.airplanes.append(
             PoweredAirplane(
                 model: "Extra 300L", registrationNumber: "SE-MXT", airframeHours: 1_250, engineHorsepower: 300,
                 engineHours: 430))
-        let third = try store.write { try $0.save(pilot, key: key, expectedRevision: second) }
+        let third = try await store.write { try await $0.save(pilot, key: key, expectedRevision: second) }
         print("  Update 2: adds an Extra 300L, expecting revision \(second): now revision \(third)")
-        let history = try store.read { try $0.history(in: Pilot.collection, key: key) }
+        let history = try await store.read { try await $0.history(in: Pilot.collection, key: key) }
         print("  History of \(Pilot.collection)/\(key) (the last 4 earlier revisions are kept):")
         for entry in history {
             print(
@@ -187,7 +185,7 @@ struct Tour {
             )
         }
         do {
-            try store.write { try $0.save(Fleet.ada, key: key, expectedRevision: second) }
+            try await store.write { try await $0.save(Fleet.ada, key: key, expectedRevision: second) }
             print("  A stale save was accepted: THIS IS A BUG")
         } catch let error as HangarError where error.code == .conflict {
             print("  Saving with the stale revision \(second) is refused:")
@@ -197,19 +195,19 @@ struct Tour {
 
     // MARK: 6
 
-    func export() throws {
+    func export() async throws {
         heading(6, "Export to .plist files")
-        let folder = TourFiles.exportsDirectory(forStoreAt: storePath)
+        let folder = exportsDirectory
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let key = Fleet.ada.licenseNumber ?? Fleet.ada.name
         let binary = folder + "/" + key + ".plist"
         let xml = folder + "/" + key + ".xml"
-        try store.export(key: key, in: Pilot.collection, to: binary)
-        try store.export(key: key, in: Pilot.collection, to: xml, format: .xml)
+        try await store.export(key: key, in: Pilot.collection, to: binary)
+        try await store.export(key: key, in: Pilot.collection, to: xml, format: .xml)
         print("  One pilot, binary:  \(TourFiles.display(binary)) (\(fileSize(binary)) bytes)")
         print("  One pilot, XML:     \(TourFiles.display(xml)) (\(fileSize(xml)) bytes)")
-        let binaries = try store.exportCollection(Pilot.collection, to: folder + "/pilots-binary")
-        let xmls = try store.exportCollection(Pilot.collection, to: folder + "/pilots-xml", format: .xml)
+        let binaries = try await store.exportCollection(Pilot.collection, to: folder + "/pilots-binary")
+        let xmls = try await store.exportCollection(Pilot.collection, to: folder + "/pilots-xml", format: .xml)
         print("  Collection, binary: \(TourFiles.display(folder + "/pilots-binary"))/ (\(binaries.count) files)")
         print("  Collection, XML:    \(TourFiles.display(folder + "/pilots-xml"))/ (\(xmls.count) files)")
         print("  Read them back with `hangar print FILE` or any property-list tool.")
@@ -217,7 +215,7 @@ struct Tour {
 
     // MARK: 7
 
-    func futureVersion() throws {
+    func futureVersion() async throws {
         heading(7, "A document from a future version is refused and left untouched")
         let key = "SE-PPL-0314"
         // A newer app (format 3.0 splits `name`) shares this store; its own configuration knows 3.0.
@@ -225,27 +223,31 @@ struct Tour {
             "majorVersion": 3, "minorVersion": 0, "givenName": "Grace", "familyName": "Okafor",
             "licenseNumber": .string(key), "airplanes": [],
         ]
+        let newerApp = try await openAnother(StoreConfiguration())
         do {
-            let newerApp = try Store(path: storePath)
-            try newerApp.write { try $0.save(envelope: future, key: key, in: Pilot.collection) }
+            try await newerApp.write { try await $0.save(envelope: future, key: key, in: Pilot.collection) }
+        } catch {
+            await close(newerApp)
+            throw error
         }
-        let before = try store.read { try $0.document(in: Pilot.collection, key: key) }
+        await close(newerApp)
+        let before = try await store.read { try await $0.document(in: Pilot.collection, key: key) }
         print("  A 3.0 app saved \(Pilot.collection)/\(key); this app reads up to \(Pilot.format.current).")
         do {
-            _ = try store.read { try $0.load(Pilot.self, key: key) }
+            _ = try await store.read { try await $0.load(Pilot.self, key: key) }
             print("  Loading it succeeded: THIS IS A BUG")
         } catch let error as HangarError where error.code == .newerMajor {
             print("  Load refused: \(error)")
         }
         do {
-            try store.write { try $0.save(Fleet.mei, key: key) }
+            try await store.write { try await $0.save(Fleet.mei, key: key) }
             print("  Overwriting it succeeded: THIS IS A BUG")
         } catch let error as HangarError where error.code == .newerMajor {
             print("  Save refused: \(error)")
         }
-        let report = try store.upgrade(Pilot.self)
+        let report = try await store.upgrade(Pilot.self)
         print("  Bulk upgrade of \"\(Pilot.collection)\" leaves it alone: newer = \(report.newer)")
-        let after = try store.read { try $0.document(in: Pilot.collection, key: key) }
+        let after = try await store.read { try await $0.document(in: Pilot.collection, key: key) }
         if let after, after == before {
             print(
                 "  Stored document unchanged: revision \(after.revision), format \(after.version), \(after.body.count) bytes"
@@ -295,7 +297,7 @@ struct Tour {
         text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
     }
 
-    private func fileSize(_ path: String) -> Int {
+    func fileSize(_ path: String) -> Int {
         ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
     }
 

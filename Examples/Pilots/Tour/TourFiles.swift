@@ -1,6 +1,8 @@
 import Foundation
+import Hangar
 
-/// Where the tour finds its frozen documents, and how `--fresh` clears a store.
+/// Where the tour finds its frozen documents and writes its files, how `--fresh` clears a store, and how paths
+/// and URLs are shown.
 enum TourFiles {
     /// The repository root, from this file's place in it: Examples/Pilots/Tour/TourFiles.swift.
     static let repositoryRoot: String = {
@@ -32,6 +34,22 @@ enum TourFiles {
     static func exportsDirectory(forStoreAt path: String) -> String {
         let folder = (path as NSString).deletingLastPathComponent
         return (folder.isEmpty ? "." : folder) + "/exports"
+    }
+
+    /// The folder exports go to on PostgreSQL: `exports-SCHEMA` in the platform's data folder for the tour.
+    static func exportsDirectory(forSchema schema: String) -> String {
+        Store.defaultDirectory(application: TourDefaults.application) + "/exports-" + schema
+    }
+
+    /// A store URL as the tour prints it: `USER@HOST:PORT/DATABASE`, never with the password or the query.
+    static func displayName(ofURL url: String) -> String {
+        guard let components = URLComponents(string: url), let host = components.percentEncodedHost else {
+            return "(the --url given)"
+        }
+        var name = components.percentEncodedUser.map { $0 + "@" } ?? ""
+        name += host
+        if let port = components.port { name += ":\(port)" }
+        return name + components.percentEncodedPath
     }
 
     /// `path` relative to the current directory when it is inside it, for shorter output.

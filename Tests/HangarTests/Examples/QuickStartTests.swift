@@ -1,12 +1,14 @@
 import Foundation
 import Hangar
+import HangarPostgres
 import HangarTestSupport
 import PropertyList
 import Testing
 
 // The README's quick start, kept compiling and correct here. Between the markers the code is the README's,
 // line for line, except that `folder` is a temporary folder (the README sets it to
-// `Store.defaultDirectory(application: "QuickStart")`). Change both together.
+// `Store.defaultDirectory(application: "QuickStart")`), and the PostgreSQL part's `url` is the test server's
+// (the README sets it to an example URL). Change both together.
 
 // README quick start: model
 /// An airfield, stored as a versioned document. Version 1 called the ICAO code `code`; version 2 calls it `icao`.
@@ -88,6 +90,32 @@ struct Airfield: VersionedDocument {
     }
 }
 
+/// The README's PostgreSQL quick start, run on the test server (`Scripts/with-postgres.sh swift test`; skipped,
+/// loudly, without one).
+@Suite(.enabled(if: TestPostgres.shouldRun)) struct QuickStartPostgresTests {
+    @Test func theReadmePostgresQuickStartWorksAsWritten() async throws {
+        let url = try TestPostgres.requireURL() + "?schema=" + TestPostgres.uniqueSchemaName("quickstart")
+
+        // README quick start: postgres
+        var configuration = StoreConfiguration()
+        configuration.collections[Airfield.collection] = CollectionOptions(history: .keepLast(10))
+        // Opens (creating or upgrading) the store's tables in the schema `hangar` of that database.
+        let shared = try await PostgresStore(url: url, store: configuration)
+        let saved = try await shared.write {
+            try await $0.save(Airfield(icao: "ESGG", name: "Landvetter", elevationFeet: 506), key: "ESGG")
+        }
+        let landvetter = try await shared.read { try await $0.load(Airfield.self, key: "ESGG") }
+        print(landvetter?.value.name ?? "-", saved)  // Landvetter 1
+        await shared.close()
+        // README quick start: end of postgres
+
+        #expect(saved == 1)
+        #expect(landvetter?.value.name == "Landvetter")
+        #expect(landvetter?.value.elevationFeet == 506)
+        #expect(landvetter?.revision == 1)
+    }
+}
+
 /// The README shows the marked code of this file, line for line: an edit to one must be made to the other.
 @Suite struct QuickStartReadmeTests {
     @Test func readmeShowsThisFilesCode() throws {
@@ -96,14 +124,26 @@ struct Airfield: VersionedDocument {
         let source = String(decoding: try #require(FileManager.default.contents(atPath: #filePath)), as: UTF8.self)
         let model = try section(
             of: source, from: "// README quick start: model\n", to: "// README quick start: end of model")
-        let use = try section(
-            of: source, from: "        // README quick start: use\n", to: "        // README quick start: end of use"
-        )
-        .split(separator: "\n", omittingEmptySubsequences: false)
-        .map { $0.hasPrefix("        ") ? String($0.dropFirst(8)) : String($0) }
-        .joined(separator: "\n")
+        let use = try unindented(
+            section(
+                of: source, from: "        // README quick start: use\n",
+                to: "        // README quick start: end of use"))
         #expect(readme.contains(model.trimmingCharacters(in: .newlines)), "the README's model differs from this file's")
         #expect(readme.contains(use.trimmingCharacters(in: .newlines)), "the README's use differs from this file's")
+        let postgres = try unindented(
+            section(
+                of: source, from: "        // README quick start: postgres\n",
+                to: "        // README quick start: end of postgres"))
+        #expect(
+            readme.contains(postgres.trimmingCharacters(in: .newlines)),
+            "the README's PostgreSQL part differs from this file's")
+    }
+
+    /// `text` without the 8 spaces of indentation a test body adds.
+    private func unindented(_ text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { $0.hasPrefix("        ") ? String($0.dropFirst(8)) : String($0) }
+            .joined(separator: "\n")
     }
 
     private func section(of text: String, from start: String, to end: String) throws -> String {
