@@ -87,7 +87,7 @@ let package = Package(
         // can depend on it; never part of a product.
         .target(
             name: "HangarTestSupport",
-            dependencies: ["Hangar"],
+            dependencies: ["Hangar", "PropertyList"],
             path: "Tests/HangarTestSupport",
             swiftSettings: strictSettings
         ),
@@ -109,7 +109,7 @@ let package = Package(
         // Built with the tests (HangarTests depends on it), never part of a product.
         .executableTarget(
             name: "hangar-stress",
-            dependencies: ["Hangar", "PropertyList", "HangarTestSupport"],
+            dependencies: ["Hangar", "HangarPostgres", "PropertyList", "HangarTestSupport"],
             path: "Tests/Tools/hangar-stress",
             swiftSettings: strictSettings
         ),
@@ -133,6 +133,7 @@ let package = Package(
             dependencies: [
                 "HangarPostgres",
                 "hangar-postgres-open",
+                "hangar-stress",
                 "Hangar",
                 "PropertyList",
                 "HangarTestSupport",
