@@ -34,6 +34,7 @@ import Testing
 
     private func run(_ store: PostgresStore, url: String, started: Date) async throws {
         let directory = try temporaryTestDirectory("instances")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         let seed = UInt64.random(in: 1...UInt64.max)
         print("PostgresInstancesTests: seed \(seed)")
         var random = SeededGenerator(seed: seed)
@@ -70,7 +71,8 @@ import Testing
         #expect(acknowledgedPerDocument == snapshot.currentRevisions)
 
         let changes = try await store.changes(since: 0)
-        let feedProblems = Self.checkFeed(changes, saveLoops: Array(outputs.prefix(4)), feedLoops: Array(outputs.suffix(2)))
+        let feedProblems = Self.checkFeed(
+            changes, saveLoops: Array(outputs.prefix(4)), feedLoops: Array(outputs.suffix(2)))
         #expect(feedProblems.isEmpty, "\(feedProblems.prefix(20).joined(separator: "\n"))")
         print(
             "PostgresInstancesTests: 6 processes, \(checker.acknowledgedSaves) acknowledged saves checked, "

@@ -19,8 +19,8 @@ import Testing
 /// its process: the server ends a killed client's session when its socket closes), no transaction is half
 /// visible, and every acknowledged save is there, byte for byte.
 @Suite(.enabled(if: TestPostgres.shouldRun)) struct PostgresKillTests {
-    /// Rounds of kills (two children each): 8 in `swift test`, more with HANGAR_POSTGRES_KILLS.
-    static let rounds = ProcessInfo.processInfo.environment["HANGAR_POSTGRES_KILLS"].flatMap { Int($0) } ?? 8
+    /// Rounds of kills (two children each): 12 in `swift test`, more with HANGAR_POSTGRES_KILLS.
+    static let rounds = ProcessInfo.processInfo.environment["HANGAR_POSTGRES_KILLS"].flatMap { Int($0) } ?? 12
     /// The random moments come from this seed (printed; settable with HANGAR_POSTGRES_SEED).
     static let seed =
         ProcessInfo.processInfo.environment["HANGAR_POSTGRES_SEED"].flatMap { UInt64($0) }
@@ -54,6 +54,7 @@ import Testing
     private func killRounds(_ store: PostgresStore, url: String) async throws {
         let started = Date()
         let directory = try temporaryTestDirectory("kill")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         var checker = SaveLoopChecker()
         var random = SeededGenerator(seed: Self.seed)
         var slowestProbe: TimeInterval = 0

@@ -56,13 +56,13 @@ final class PrivatePostgresServer: Sendable {
         var started: Int?
         for _ in 0..<5 where started == nil {
             let candidate = Self.freePort()
-            let output = try Self.run(
+            let status = try Self.spawn(
                 binaries + "/pg_ctl",
                 [
                     "-D", folder + "/data", "-l", folder + "/server.log", "-w", "-t", "60", "-o",
                     "-k \(folder) -p \(candidate) -c listen_addresses=127.0.0.1", "start",
-                ])
-            if output.status == 0 { started = candidate }
+                ], errors: folder + "/pg_ctl.txt")
+            if status == 0 { started = candidate }
         }
         guard let started else {
             let log = (try? String(contentsOfFile: folder + "/server.log", encoding: .utf8)) ?? ""
@@ -75,13 +75,13 @@ final class PrivatePostgresServer: Sendable {
     /// Crashes the server (`pg_ctl restart -m immediate`: no shutdown checkpoint, recovery from the WAL on
     /// start) and waits until it accepts connections again.
     func restartImmediately() throws {
-        try Self.check(
-            Self.run(
-                binaries + "/pg_ctl",
-                [
-                    "-D", data, "-l", folder + "/server.log", "-w", "-t", "60", "-m", "immediate", "-o",
-                    "-k \(folder) -p \(port) -c listen_addresses=127.0.0.1", "restart",
-                ]), "pg_ctl restart")
+        let status = try Self.spawn(
+            binaries + "/pg_ctl",
+            [
+                "-D", data, "-l", folder + "/server.log", "-w", "-t", "60", "-m", "immediate", "-o",
+                "-k \(folder) -p \(port) -c listen_addresses=127.0.0.1", "restart",
+            ], errors: folder + "/pg_ctl.txt")
+        guard status == 0 else { throw Failure(description: "pg_ctl restart failed (status \(status))") }
     }
 
     /// Stops the server at once and removes its folder.
@@ -96,6 +96,17 @@ final class PrivatePostgresServer: Sendable {
     private static func run(_ executable: String, _ arguments: [String]) throws -> ProcessOutput {
         let command = asOwner + [executable] + arguments
         return try ProcessRunner.run(command[0], Array(command.dropFirst()))
+    }
+
+    /// Runs a command that starts the server and returns its exit status. Not through Foundation's `Process`:
+    /// it learns that a child ended when a socket the child inherited closes, and the server (started by the
+    /// child, living on) would keep that socket open.
+    private static func spawn(_ executable: String, _ arguments: [String], errors: String) throws -> Int32 {
+        let command = asOwner + [executable] + arguments
+        let child = try ChildProcess(Array(command.dropFirst()), stderrPath: errors, executable: command[0])
+        let status = child.waitForExit()
+        // WIFEXITED and WEXITSTATUS, which Swift does not import as functions.
+        return status & 0x7F == 0 ? (status >> 8) & 0xFF : -1
     }
 
     private static func check(_ output: ProcessOutput, _ what: String) throws {
