@@ -27,7 +27,8 @@ func offThread<Value: Sendable>(_ body: @escaping @Sendable () -> Value) async -
 
 /// Lowercase hexadecimal digits of `bytes`, as `hangar-stress` prints them.
 func hexString(_ bytes: [UInt8]) -> String {
-    bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+    let digits = Array("0123456789abcdef")
+    return String(bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0xF)]] })
 }
 
 /// A flag set by one task and read by others.
