@@ -97,6 +97,8 @@ import Testing
                 // While they write (every third round: a whole snapshot takes a while), a reader never sees a
                 // transaction half there (a checker of its own: nothing is acknowledged yet; the snapshot's
                 // transactions and histories are checked).
+                // The sessions the bound is checked on are there (named as the test thinks).
+                #expect(try await Self.sessions(sessions.applicationName, store: store) > 0)
                 if round % 3 == 1 {
                     var live = SaveLoopChecker()
                     let seenWhileWriting = live.verify(try await SaveLoopChecker.snapshot(of: store))
@@ -146,16 +148,20 @@ import Testing
                     slowestProbe, Date().timeIntervalSince(started)))
     }
 
+    /// How many sessions named `applicationName` the server has.
+    static func sessions(_ applicationName: String, store: PostgresStore) async throws -> Int {
+        try await store.engine.withTransaction(.read) { transaction in
+            Int(
+                try await transaction.scalar(
+                    "SELECT count(*) FROM pg_stat_activity WHERE application_name = $1", binds(applicationName),
+                    as: Int64.self) ?? 0)
+        }
+    }
+
     /// Waits until no session named `applicationName` is left (at most twice the bound); returns how long it took.
     static func waitUntilGone(_ applicationName: String, store: PostgresStore) async throws -> TimeInterval {
         let started = Date()
-        while Date().timeIntervalSince(started) < 2 * lockBound {
-            let left = try await store.engine.withTransaction(.read) { transaction in
-                try await transaction.scalar(
-                    "SELECT count(*) FROM pg_stat_activity WHERE application_name = $1", binds(applicationName),
-                    as: Int64.self)
-            }
-            if left == 0 { break }
+        while try await sessions(applicationName, store: store) > 0, Date().timeIntervalSince(started) < 2 * lockBound {
             try await Task.sleep(for: .milliseconds(10))
         }
         return Date().timeIntervalSince(started)
