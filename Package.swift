@@ -82,8 +82,8 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // What the test targets share: the process runner, the seeded generator, the stress store's configuration
-        // and the repository root. A regular target (not a test target), so the test targets and hangar-stress
+        // What the test targets share: the process runner, the seeded generator, the stress store's configuration,
+        // the save loop's checker (both engines) and the repository root. A regular target (not a test target), so the test targets and hangar-stress
         // can depend on it; never part of a product.
         .target(
             name: "HangarTestSupport",
@@ -105,8 +105,9 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: strictSettings
         ),
-        // A child process for the kill -9 durability tests: writes in a loop, reports each acknowledged write.
-        // Built with the tests (HangarTests depends on it), never part of a product.
+        // A child process for the kill -9 durability tests: writes in a loop, reports each acknowledged write; with
+        // `--url`, to a PostgresStore (the PostgreSQL fault tests). Built with the tests (HangarTests and
+        // HangarPostgresTests depend on it), never part of a product.
         .executableTarget(
             name: "hangar-stress",
             dependencies: ["Hangar", "HangarPostgres", "PropertyList", "HangarTestSupport"],
