@@ -104,7 +104,7 @@ import Testing
             try await transaction.execute(
                 """
                 CREATE FUNCTION \(schema).slow_commit() RETURNS trigger LANGUAGE plpgsql
-                AS $$ BEGIN PERFORM pg_sleep(2); RETURN NULL; END $$
+                AS $$ BEGIN PERFORM pg_sleep(5); RETURN NULL; END $$
                 """)
             try await transaction.execute(
                 """
@@ -125,7 +125,8 @@ import Testing
         }()
         // Terminated once the session is in COMMIT (in the deferred trigger's sleep).
         var terminated = 0
-        for _ in 0..<200 where terminated == 0 {
+        let polling = Date()
+        while terminated == 0 && Date().timeIntervalSince(polling) < 30 {
             try await Task.sleep(for: .milliseconds(10))
             terminated = try await admin.withTransaction(.write) { transaction in
                 Int(
