@@ -31,7 +31,7 @@ struct HotCounter: VersionedDocument, Sendable {
 /// above). The conflict rate (retries per update) is printed on standard error, one line per case.
 @Suite(.enabled(if: TestPostgres.shouldRun), .serialized) struct PostgresContentionTests {
     static let writers = 8
-    static let updatesPerWriter = 25
+    static let updatesPerWriter = 15
 
     @Test(arguments: [1, 10, 100]) func eightWritersLoseNoUpdate(hotDocuments: Int) async throws {
         let started = Date()

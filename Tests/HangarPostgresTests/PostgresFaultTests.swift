@@ -54,7 +54,7 @@ import Testing
             group.addTask {
                 // Rounds of terminations at random moments during the burst, then quiet.
                 var terminated = 0
-                for _ in 0..<30 {
+                for _ in 0..<20 {
                     try await Task.sleep(for: .milliseconds(Int.random(in: 20...80)))
                     terminated += try await Self.terminate(name, through: admin)
                 }
