@@ -84,12 +84,12 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // What the test targets share: the process runner, the seeded generator, the stress store's configuration
-        // and the repository root. A regular target (not a test target), so the test targets and hangar-stress
+        // What the test targets share: the process runner, the seeded generator, the stress store's configuration,
+        // the save loop's checker (both engines) and the repository root. A regular target (not a test target), so the test targets and hangar-stress
         // can depend on it; never part of a product.
         .target(
             name: "HangarTestSupport",
-            dependencies: ["Hangar"],
+            dependencies: ["Hangar", "PropertyList"],
             path: "Tests/HangarTestSupport",
             swiftSettings: strictSettings
         ),
@@ -107,11 +107,12 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: strictSettings
         ),
-        // A child process for the kill -9 durability tests: writes in a loop, reports each acknowledged write.
-        // Built with the tests (HangarTests depends on it), never part of a product.
+        // A child process for the kill -9 durability tests: writes in a loop, reports each acknowledged write; with
+        // `--url`, to a PostgresStore (the PostgreSQL fault tests). Built with the tests (HangarTests and
+        // HangarPostgresTests depend on it), never part of a product.
         .executableTarget(
             name: "hangar-stress",
-            dependencies: ["Hangar", "PropertyList", "HangarTestSupport"],
+            dependencies: ["Hangar", "HangarPostgres", "PropertyList", "HangarTestSupport"],
             path: "Tests/Tools/hangar-stress",
             swiftSettings: strictSettings
         ),
@@ -137,6 +138,7 @@ let package = Package(
             dependencies: [
                 "HangarPostgres",
                 "hangar-postgres-open",
+                "hangar-stress",
                 "Hangar",
                 "PropertyList",
                 "HangarTestSupport",

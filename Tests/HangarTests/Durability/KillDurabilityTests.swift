@@ -208,168 +208,26 @@ extension Int64 {
     fileprivate var asInt: Int { Int(self) }
 }
 
-/// What the save-loop children acknowledged, and the checks of a store against it.
-struct SaveLoopChecker {
-    struct Revision: Hashable {
-        let collection: String
-        let key: String
-        let revision: Int
-        var name: String { "\(collection)/\(key)@\(revision)" }
-    }
-
-    /// How many earlier revisions each collection keeps (as `stressConfiguration` says); nil for all.
-    static let kept: [String: Int?] = ["ledger": nil, "recent": 2]
-
-    private(set) var acknowledged: [Revision: [UInt8]] = [:]
-    private(set) var acknowledgedWrites = 0
-    private(set) var multiDocumentWrites = 0
-    private(set) var checkedRevisions = 0
-    /// Saves that committed but were never reported: the child died between commit and its line.
-    private var unacknowledgedCommits: Set<Revision> = []
-    var committedUnacknowledged: Int { unacknowledgedCommits.count }
-    /// Acknowledged saves checked, summed over every verification.
-    private(set) var acknowledgementChecks = 0
-    private var lastSeenCurrent: [String: Int] = [:]
-    var acknowledgedSaves: Int { acknowledged.count }
-
-    /// Takes in the lines of one child: `ack TX collection/key@revision=hex …`.
-    mutating func record(_ lines: [String]) throws {
-        for line in lines where line != "ready" {
-            let fields = line.split(separator: " ")
-            try #require(fields.count >= 3 && fields[0] == "ack", "unexpected line from the child: \(line)")
-            acknowledgedWrites += 1
-            if fields.count > 3 { multiDocumentWrites += 1 }
-            for field in fields.dropFirst(2) {
-                let parts = field.split(separator: "=", maxSplits: 1)
-                let revision = try #require(Self.parse(String(parts[0])), "bad member \(field)")
-                acknowledged[revision] = try #require(parts.count == 2 ? Self.bytes(hex: parts[1]) : nil)
-            }
-        }
-    }
-
+extension SaveLoopChecker {
     /// Opens the store as a new process would after the crash and returns every problem found.
     mutating func verify(path: String) throws -> [String] {
-        var problems: [String] = []
         let store = try Store(path: path, configuration: stressConfiguration())
         let integrity = try store.checkIntegrity()
-        if integrity != ["ok"] { problems.append("integrity_check: \(integrity)") }
         // Everything, read in one transaction: every kept revision of every document.
         let snapshot = try store.read { transaction in
-            var revisions: [Revision: [UInt8]] = [:]
-            var current: [String: Int] = [:]
-            var history: [String: [Int]] = [:]
+            var snapshot = Snapshot()
             for collection in Self.kept.keys {
                 for key in try transaction.keys(in: collection) {
-                    let name = "\(collection)/\(key)"
                     let kept = try transaction.history(in: collection, key: key)
-                    history[name] = kept.map(\.revision)
-                    current[name] = kept.last(where: \.isCurrent)?.revision
                     for info in kept {
                         let stored = try transaction.document(in: collection, key: key, revision: info.revision)
-                        revisions[Revision(collection: collection, key: key, revision: info.revision)] = stored?.body
+                        snapshot.add(collection: collection, key: key, info: info, body: stored?.body)
                     }
                 }
             }
-            return (revisions, current, history)
+            return snapshot
         }
-        let (revisions, current, history) = snapshot
-        checkedRevisions += revisions.count
-
-        // History: contiguous, ending at the current revision, as long as the collection's policy says.
-        for (name, kept) in history {
-            let collection = String(name.split(separator: "/")[0])
-            guard let last = current[name], kept.last == last else {
-                problems.append("\(name): history \(kept) does not end with a current revision")
-                continue
-            }
-            let first = Self.kept[collection].flatMap { $0 }.map { max(1, last - $0) } ?? 1
-            if kept != Array(first...last) { problems.append("\(name): history \(kept), expected \(first)...\(last)") }
-            if let previous = lastSeenCurrent[name], previous > last {
-                problems.append("\(name): revision \(previous) was seen after an earlier kill, now only \(last)")
-            }
-        }
-        for (name, previous) in lastSeenCurrent where current[name] == nil {
-            problems.append("\(name): revision \(previous) was seen after an earlier kill, now the document is gone")
-        }
-        lastSeenCurrent = current
-
-        // Every acknowledged save: its exact bytes at its exact revision, or pruned by the policy behind a later one.
-        acknowledgementChecks += acknowledged.count
-        for (revision, bytes) in acknowledged {
-            let latest = current["\(revision.collection)/\(revision.key)"] ?? 0
-            if let stored = revisions[revision] {
-                if stored != bytes {
-                    problems.append("\(revision.name): acknowledged bytes differ from the stored ones")
-                }
-            } else if let keep = Self.kept[revision.collection].flatMap({ $0 }), latest > revision.revision + keep {
-                continue
-            } else {
-                problems.append("\(revision.name): acknowledged but missing (current revision \(latest))")
-            }
-        }
-
-        // Transactions: each stored revision names its transaction and all members; every member is there,
-        // with the same transaction, unless the history policy has since pruned it.
-        var members: [String: [String]] = [:]
-        var present: [String: Set<String>] = [:]
-        for (revision, body) in revisions {
-            guard let content = try? PropertyList(binary: body).dictionaryValue,
-                let transaction = content["tx"]?.stringValue,
-                let list = content["members"]?.arrayValue?.compactMap(\.stringValue),
-                content["key"]?.stringValue == revision.key,
-                content["revision"]?.integerValue?.int64Value == Int64(revision.revision)
-            else {
-                problems.append("\(revision.name): the stored body is not the document written at that revision")
-                continue
-            }
-            if acknowledged[revision] == nil { unacknowledgedCommits.insert(revision) }
-            if let known = members[transaction], known != list {
-                problems.append("\(revision.name): transaction \(transaction) lists \(list), another member \(known)")
-            }
-            members[transaction] = list
-            present[transaction, default: []].insert(revision.name)
-        }
-        for (transaction, list) in members {
-            for member in list where !(present[transaction]?.contains(member) ?? false) {
-                guard let parsed = Self.parse(member) else {
-                    problems.append("transaction \(transaction): bad member \(member)")
-                    continue
-                }
-                let latest = current["\(parsed.collection)/\(parsed.key)"] ?? 0
-                if let keep = Self.kept[parsed.collection].flatMap({ $0 }), latest > parsed.revision + keep { continue }
-                problems.append("transaction \(transaction) is half applied: \(member) is missing")
-            }
-        }
-        return problems
-    }
-
-    static func parse(_ text: String) -> Revision? {
-        guard let slash = text.firstIndex(of: "/"), let at = text.lastIndex(of: "@"), slash < at,
-            let revision = Int(text[text.index(after: at)...])
-        else { return nil }
-        return Revision(
-            collection: String(text[..<slash]), key: String(text[text.index(after: slash)..<at]), revision: revision)
-    }
-
-    static func bytes(hex: Substring) -> [UInt8]? {
-        let digits = Array(hex.utf8)
-        guard digits.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        var index = 0
-        while index < digits.count {
-            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
-        }
-        return bytes
-    }
-
-    private static func nibble(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        default: nil
-        }
+        let problems = verify(snapshot)
+        return integrity == ["ok"] ? problems : ["integrity_check: \(integrity)"] + problems
     }
 }

@@ -26,6 +26,10 @@
 //       line is out stores SEQUENCE in CURSOR-FILE (written beside it, then renamed), until killed: every change
 //       is printed at least once, and once the cursor is stored never again.
 //
+//   hangar-stress save-loop --url URL RUN-ID SEED COUNT
+//   hangar-stress feed-loop --url URL SEED COUNT
+//       The same loops against a PostgresStore shared with other processes (PostgresLoops.swift).
+//
 // Before the loop starts it prints `ready`. Any failure goes to standard error with exit status 1.
 // Written against Hangar's public API only; not part of any product.
 
@@ -259,6 +263,12 @@ func follow(path: String, cursorFile: String) async {
 
 let arguments = CommandLine.arguments
 switch arguments.dropFirst().first {
+case "save-loop" where arguments.count == 7 && arguments[2] == "--url":
+    guard let seed = UInt64(arguments[5]), let count = Int(arguments[6]) else { fail("bad arguments \(arguments)") }
+    await postgresSaveLoop(url: arguments[3], runID: arguments[4], seed: seed, count: count)
+case "feed-loop" where arguments.count == 6 && arguments[2] == "--url":
+    guard let seed = UInt64(arguments[4]), let count = Int(arguments[5]) else { fail("bad arguments \(arguments)") }
+    await postgresFeedLoop(url: arguments[3], seed: seed, count: count)
 case "save-loop" where arguments.count == 6:
     guard let seed = UInt64(arguments[4]),
         let synchronous = StoreConfiguration.Synchronous(rawValue: arguments[5].uppercased())
@@ -278,5 +288,6 @@ case "follow" where arguments.count == 4:
 default:
     fail(
         "usage: hangar-stress save-loop DB RUN-ID SEED full|normal | export-loop DB FILE RUN-ID SEED"
-            + " | feed-loop DB SEED COUNT | mirror-loop DB DIR SEED | follow DB CURSOR-FILE")
+            + " | feed-loop DB SEED COUNT | mirror-loop DB DIR SEED | follow DB CURSOR-FILE"
+            + " | save-loop --url URL RUN-ID SEED COUNT | feed-loop --url URL SEED COUNT")
 }
