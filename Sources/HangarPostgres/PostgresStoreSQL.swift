@@ -277,7 +277,7 @@ package struct PostgresStoreSQL: Sendable {
                 """
             deleteDocument = "DELETE FROM \(s).documents WHERE collection = $1 AND key = $2"
             currentRowAndLastRevision = """
-                SELECT d.revision, d.major, d.minor, d.class_tag, (\(HistoryStatements.lastRevision(s))) AS last_revision
+                SELECT d.revision, d.major, d.minor, d.class_tag, \(HistoryStatements.lastRevisionExpression(s))
                 FROM (SELECT 1) AS one LEFT JOIN \(s).documents AS d ON d.collection = $1 AND d.key = $2
                 """
             let setLastRevision = "WITH last_revision AS (\(HistoryStatements.setLastRevision(s, revision: "$6"))) "
@@ -335,10 +335,16 @@ package struct PostgresStoreSQL: Sendable {
         }
 
         static func lastRevision(_ s: String) -> String {
+            "SELECT " + lastRevisionExpression(s)
+        }
+
+        /// The larger of the key's recorded last revision and its newest revision in history (NULL when neither
+        /// is there): `GREATEST` ignores NULLs. Cheaper to plan than `max` over a `UNION ALL`, on every save.
+        static func lastRevisionExpression(_ s: String) -> String {
             """
-            SELECT max(revision) FROM (
-                SELECT revision FROM \(s).key_revisions WHERE collection = $1 AND key = $2
-                UNION ALL SELECT max(revision) FROM \(s).history WHERE collection = $1 AND key = $2) AS known
+            GREATEST(
+                (SELECT revision FROM \(s).key_revisions WHERE collection = $1 AND key = $2),
+                (SELECT max(revision) FROM \(s).history WHERE collection = $1 AND key = $2))
             """
         }
 
