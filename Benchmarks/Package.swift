@@ -3,6 +3,7 @@
 // Run: `cd Benchmarks && swift run -c release hangar-bench [--quick] [--filter NAME]`.
 // The store rows (`--filter store`) need libsqlite3-dev, as the root package does; the libplist contender needs
 // libplist-dev (`.ci/run` installs both). The datasets need python3, the process rows plistutil (libplist-utils).
+// The PostgreSQL rows (`--filter postgres`) need a server: HANGAR_BENCH_POSTGRES_URL or HANGAR_TEST_POSTGRES_URL.
 import PackageDescription
 
 let package = Package(
@@ -12,7 +13,9 @@ let package = Package(
         .executable(name: "hangar-bench", targets: ["hangar-bench"])
     ],
     dependencies: [
-        .package(name: "Hangar", path: "..")
+        .package(name: "Hangar", path: ".."),
+        // The raw baseline of the PostgreSQL rows (`--filter postgres`): the same client the store uses.
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.21.0"),
     ],
     targets: [
         // Counts malloc-family calls (glibc only), so each row can report allocations per operation.
@@ -37,6 +40,8 @@ let package = Package(
                 "CLibPlist",
                 .product(name: "PropertyList", package: "Hangar"),
                 .product(name: "Hangar", package: "Hangar"),
+                .product(name: "HangarPostgres", package: "Hangar"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: [
                 .enableUpcomingFeature("ExistentialAny")

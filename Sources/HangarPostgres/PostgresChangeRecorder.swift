@@ -66,54 +66,45 @@ package final class PostgresChangeRecorder {
         }
         // As on SQLite: a transaction's id is the sequence of its first change.
         let transactionID = last + 1
-        var sequence = last
-        for change in noted {
-            sequence += 1
-            var binds = PostgresBindings()
-            binds.append(sequence)
-            binds.append(transactionID)
-            binds.append(change.kind.rawValue)
-            binds.append(change.time.timeIntervalSince1970)
-            binds.append(change.collection)
-            binds.append(change.key)
-            binds.append(Int64(change.revision))
-            binds.append(Int64(change.version.major))
-            binds.append(Int64(change.version.minor))
-            binds.append(change.classTag)
-            try await transaction.execute(statements.recordChangeValues, binds)
+        let sequence = last + Int64(noted.count)
+        // The newest `maximumCount` kept: the boundary so far; the age limit is applied with the answer of the
+        // statement below.
+        var boundary = pruned
+        if let maximumCount = retention.maximumCount {
+            boundary = max(boundary, sequence - Int64(max(0, maximumCount)))
         }
-        var counter = PostgresBindings()
-        counter.append(sequence)
-        counter.append(transactionID)
-        try await transaction.execute(statements.advanceCounter, counter)
+        let cutoff = retention.maximumAge.map { Date().timeIntervalSince1970 - $0 }
+        // Every change and the counter in one statement, which also answers the age limit's question about the
+        // changes committed before (firstChangeNotOlderThan): one round trip, however many changes.
+        var binds = PostgresBindings()
+        binds.append(transactionID)
+        binds.append(sequence)
+        binds.append(noted.indices.map { last + 1 + Int64($0) })
+        binds.append(noted.map(\.kind.rawValue))
+        binds.append(noted.map(\.time.timeIntervalSince1970))
+        binds.append(noted.map(\.collection))
+        binds.append(noted.map(\.key))
+        binds.append(noted.map { Int64($0.revision) })
+        binds.append(noted.map { Int64($0.version.major) })
+        binds.append(noted.map { Int64($0.version.minor) })
+        binds.append(noted.map { $0.classTag ?? "" })
+        binds.append(noted.map { $0.classTag != nil })
+        binds.append(cutoff == nil ? nil : boundary)
+        binds.append(cutoff)
+        let firstOlderKept = try await transaction.scalar(
+            statements.recordChangesAndAdvanceCounter, binds, as: Int64.self)
         written = (Int(last) + 1, Int(sequence), Int(transactionID))
-        let boundary = try await pruneBoundary(
-            retention: retention, lastSequence: sequence, prunedThrough: pruned, in: transaction)
+        if let cutoff {
+            // The first change after the boundary not older than the cutoff: one committed before (the
+            // statement's answer: it does not see the changes it inserts), else the first of this transaction's.
+            let firstNewKept = noted.indices.lazy.map { (last + 1 + Int64($0), self.noted[$0].time) }
+                .first { $0.0 > boundary && $0.1.timeIntervalSince1970 >= cutoff }?.0
+            boundary = max(boundary, (firstOlderKept ?? firstNewKept ?? sequence + 1) - 1)
+        }
         guard boundary > pruned else { return }
         var prune = PostgresBindings()
         prune.append(boundary)
         try await transaction.execute(statements.pruneChanges, prune)
         try await transaction.execute(statements.setPrunedThrough, prune)
-    }
-
-    /// The last sequence `retention` lets go: as the SQLite store computes it (the newest `maximumCount`
-    /// kept, none older than `maximumAge`, never moving back).
-    private func pruneBoundary(
-        retention: ChangeRetention, lastSequence: Int64, prunedThrough: Int64, in transaction: PostgresTransaction
-    ) async throws(HangarError) -> Int64 {
-        var boundary = prunedThrough
-        if let maximumCount = retention.maximumCount {
-            boundary = max(boundary, lastSequence - Int64(max(0, maximumCount)))
-        }
-        if let maximumAge = retention.maximumAge {
-            let cutoff = Date().timeIntervalSince1970 - maximumAge
-            var binds = PostgresBindings()
-            binds.append(boundary)
-            binds.append(cutoff)
-            let firstKept = try await transaction.scalar(
-                transaction.sql.changes.firstChangeNotOlderThan, binds, as: Int64.self)
-            boundary = max(boundary, (firstKept ?? lastSequence + 1) - 1)
-        }
-        return boundary
     }
 }

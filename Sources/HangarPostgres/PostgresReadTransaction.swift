@@ -115,11 +115,20 @@ public class PostgresReadTransaction: DocumentReader {
         -> [String]
     {
         checkValid()
-        try await requireIndex(index, in: collection)
-        guard let encoded = IndexValue.encoded(value) else { return [] }
+        guard let encoded = IndexValue.encoded(value) else {
+            try await requireIndex(index, in: collection)
+            return []
+        }
+        // Whether the index is built and the keys, in one statement (one round trip).
         var values = binds(collection, index)
         values.append(PostgresBytes.bind(encoded))
-        return try await strings(sql.indexes.keysWithIndexValue, values)
+        let statement = sql.indexes.indexIsBuiltAndKeysWithIndexValue
+        let found = try await rows(statement, values) { try $0.decode((Bool, [String]).self) }
+        guard let (built, keys) = found.first else {
+            throw HangarError(.database, "An index query returned no row", sql: statement)
+        }
+        guard built else { throw Self.indexNotBuilt(index, in: collection) }
+        return keys
     }
 
     public func keys(in collection: String, index: String, from lower: PropertyList?, to upper: PropertyList?)
@@ -150,10 +159,13 @@ public class PostgresReadTransaction: DocumentReader {
     /// Throws ``Hangar/HangarError/Code/notFound`` unless the store has built `index` for `collection`.
     private func requireIndex(_ index: String, in collection: String) async throws(HangarError) {
         guard try await !transaction.query(sql.indexes.indexIsBuilt, binds(collection, index)).isEmpty else {
-            throw HangarError(
-                .notFound, "No index \(index) is built (declare it in the store's configuration)",
-                collection: collection)
+            throw Self.indexNotBuilt(index, in: collection)
         }
+    }
+
+    private static func indexNotBuilt(_ index: String, in collection: String) -> HangarError {
+        HangarError(
+            .notFound, "No index \(index) is built (declare it in the store's configuration)", collection: collection)
     }
 
     // MARK: History and the change feed

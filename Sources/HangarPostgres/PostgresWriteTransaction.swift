@@ -22,14 +22,14 @@ public final class PostgresWriteTransaction: PostgresReadTransaction, DocumentWr
         checkValid()
         try DocumentRules.checkName(collection, what: "collection")
         try DocumentRules.checkName(key, what: "key")
-        let current = try await lockCurrentRow(collection: collection, key: key)
+        let (current, lastEver) = try await lockCurrentRowForSave(collection: collection, key: key)
         let stored =
             DocumentRules.keepsStoredKeys(storedVersion: current?.version, format: Document.format)
             ? try await self.document(in: collection, key: key) : nil
         let (envelope, version) = try DocumentRules.modelEnvelope(
             document, stored: stored, registry: configuration.registry, collection: collection, key: key)
         return try await write(
-            envelope, version: version, current: current, collection: collection, key: key,
+            envelope, version: version, current: current, lastEver: lastEver, collection: collection, key: key,
             expectedRevision: expectedRevision, readableMajor: Document.format.current.major,
             overwritingNewerMajor: overwritingNewerMajor, kind: .save)
     }
@@ -56,9 +56,9 @@ public final class PostgresWriteTransaction: PostgresReadTransaction, DocumentWr
         let (version, readableMajor) = try DocumentRules.checkEnvelope(
             envelope, configuration: configuration, collection: collection, key: key,
             overwritingNewerMajor: overwritingNewerMajor)
-        let current = try await lockCurrentRow(collection: collection, key: key)
+        let (current, lastEver) = try await lockCurrentRowForSave(collection: collection, key: key)
         return try await write(
-            envelope, version: version, current: current, collection: collection, key: key,
+            envelope, version: version, current: current, lastEver: lastEver, collection: collection, key: key,
             expectedRevision: expectedRevision, readableMajor: readableMajor,
             overwritingNewerMajor: overwritingNewerMajor, kind: kind)
     }
@@ -100,8 +100,8 @@ public final class PostgresWriteTransaction: PostgresReadTransaction, DocumentWr
     // MARK: The one write path
 
     private func write(
-        _ envelope: PropertyList, version: DocumentVersion, current: CurrentRow?, collection: String, key: String,
-        expectedRevision: Int?, readableMajor: Int?, overwritingNewerMajor: Bool, kind: Change.Kind
+        _ envelope: PropertyList, version: DocumentVersion, current: CurrentRow?, lastEver: Int, collection: String,
+        key: String, expectedRevision: Int?, readableMajor: Int?, overwritingNewerMajor: Bool, kind: Change.Kind
     ) async throws(HangarError) -> Int {
         let prepared = try DocumentRules.prepareWrite(
             envelope, current: current.map { ($0.revision, $0.version) }, expectedRevision: expectedRevision,
@@ -112,11 +112,8 @@ public final class PostgresWriteTransaction: PostgresReadTransaction, DocumentWr
             try await checkUnique(entry.name, entry.value, collection: collection, key: key)
         }
         let now = Date().timeIntervalSince1970
-        let lastEver = try await transaction.scalar(sql.history.lastRevision, binds(collection, key), as: Int64.self)
-        let revision = DocumentRules.nextRevision(current: current?.revision, lastEver: Int(lastEver ?? 0))
-        var last = binds(collection, key)
-        last.append(Int64(revision))
-        try await transaction.execute(sql.history.setLastRevision, last)
+        // The last revision ever was read with the current row, under the key's lock: nothing changed it since.
+        let revision = DocumentRules.nextRevision(current: current?.revision, lastEver: lastEver)
         var row = binds(collection, key)
         row.append(prepared.classTag)
         row.append(Int64(version.major))
@@ -124,13 +121,14 @@ public final class PostgresWriteTransaction: PostgresReadTransaction, DocumentWr
         row.append(Int64(revision))
         row.append(now)
         row.append(PostgresBytes.bind(prepared.body))
+        // The document's row and the key's last revision ($6) are written by one statement.
         if current != nil {
             try await moveCurrentToHistory(collection: collection, key: key)
-            try await transaction.execute(sql.documents.updateDocument, row)
+            try await transaction.execute(sql.documents.updateDocumentSettingLastRevision, row)
         } else {
             // Another writer creating the key at once loses here (a unique violation): the engine runs this
             // transaction again, and it then finds the key.
-            try await transaction.execute(sql.documents.insertDocument, row)
+            try await transaction.execute(sql.documents.insertDocumentSettingLastRevision, row)
         }
         try await replaceIndexEntries(prepared.indexEntries, collection: collection, key: key)
         transaction.changes.record(
@@ -156,6 +154,30 @@ public final class PostgresWriteTransaction: PostgresReadTransaction, DocumentWr
                 revision: Int(revision), version: DocumentVersion(major: Int(major), minor: Int(minor)),
                 classTag: classTag)
         }.first
+    }
+
+    /// ``lockCurrentRow(collection:key:)`` for a save: also reads the last revision the key ever had (0 for a
+    /// key never saved), in the same statement as the current row, so a save needs one round trip less.
+    private func lockCurrentRowForSave(collection: String, key: String) async throws(HangarError) -> (
+        CurrentRow?, lastEver: Int
+    ) {
+        try await transaction.execute(sql.locks.lockKey, binds(collection, key))
+        let statement = sql.documents.currentRowAndLastRevision
+        let found = try await rows(statement, binds(collection, key)) { row in
+            let (revision, major, minor, classTag, lastEver) = try row.decode(
+                (Int64?, Int64?, Int64?, String?, Int64?).self)
+            var current: CurrentRow?
+            if let revision, let major, let minor {
+                current = CurrentRow(
+                    revision: Int(revision), version: DocumentVersion(major: Int(major), minor: Int(minor)),
+                    classTag: classTag)
+            }
+            return (current, Int(lastEver ?? 0))
+        }
+        guard let first = found.first else {
+            throw HangarError(.database, "A save's read of the current row returned no row", sql: statement)
+        }
+        return first
     }
 
     /// Copies the current revision into history (when the policy keeps any) and prunes to the policy.

@@ -21,8 +21,10 @@ struct Options {
                             xml-decode, xml-encode (the generated documents), datasets-binary-decode,
                             datasets-binary-encode, datasets-xml-decode, datasets-xml-encode (the four dataset files),
                             memory, process, store-batch-save, store-single-save, store-load, store-upgrade,
-                            follow-in-process, follow-cross-process (follower latency)
-                            (e.g. --filter datasets, --filter decode, --filter store, --filter follow)
+                            follow-in-process, follow-cross-process (follower latency), postgres-batch-save,
+                            postgres-single-save, postgres-load, postgres-index-query, postgres-throughput,
+                            postgres-mixed (PostgreSQL: need HANGAR_BENCH_POSTGRES_URL or HANGAR_TEST_POSTGRES_URL)
+                            (e.g. --filter datasets, --filter decode, --filter store, --filter follow, --filter postgres)
           --dataset NAMES   comma-separated substrings of dataset names: pilots-1MB, pilots-30MB, corpus-rust-3byte,
                             pilots, wide, strings, deep, store-10k (store-2k with --quick)
           --contender NAMES comma-separated substrings of contender names (e.g. --contender hangar, for a profiler)

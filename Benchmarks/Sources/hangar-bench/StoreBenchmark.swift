@@ -303,6 +303,11 @@ func checkStoreContenders(_ data: StoreData) throws {
 func reportStore(
     _ operation: StoreOperation, title: String, contenders: [StoreContender], outcomes: [Outcome], count: Int
 ) {
+    reportStore(tag: operation.rawValue, title: title, contenders: contenders, outcomes: outcomes, count: count)
+}
+
+/// The table of a row group (store rows and PostgreSQL rows): times, per document, allocations, the two ratios.
+func reportStore(tag: String, title: String, contenders: [StoreContender], outcomes: [Outcome], count: Int) {
     var notes: [String] = []
     var table = Table(
         header: [
@@ -340,7 +345,7 @@ func reportStore(
             ])
         }
     }
-    print("\n== \(title) [\(operation.rawValue)] ==")
+    print("\n== \(title) [\(tag)] ==")
     print(table.render())
     for note in notes { print("  note: \(note)") }
 }
