@@ -136,20 +136,10 @@ public class PostgresReadTransaction: DocumentReader {
     {
         checkValid()
         try await requireIndex(index, in: collection)
-        var low: [UInt8]?
-        var high: [UInt8]?
-        if let lower {
-            guard let encoded = IndexValue.encoded(lower) else { return [] }
-            low = encoded
-        }
-        if let upper {
-            guard let encoded = IndexValue.encoded(upper) else { return [] }
-            high = encoded
-        }
-        // The bounds of ``IndexValue/range(from:to:)``, as conditions on `value`.
+        guard let conditions = IndexValue.rangeConditions(from: lower, to: upper) else { return [] }
         var statement = sql.indexes.keysInIndex
         var values = binds(collection, index)
-        for (bound, comparison) in IndexValue.rangeConditions(low: low, high: high) {
+        for (bound, comparison) in conditions {
             values.append(PostgresBytes.bind(bound))
             statement += " AND value \(comparison) $\(values.count)"
         }

@@ -27,13 +27,10 @@ extension PostgresStore {
         do {
             return try await read { transaction in
                 for collection in collections {
-                    let built = try await transaction.rows(
-                        transaction.sql.indexes.builtIndexes, transaction.binds(collection)
-                    ) { try $0.decode((String, String).self) }
-                    let declared = configuration.options(for: collection).indexes.map { ($0.name, $0.fingerprint) }
-                    if Set(built.map { "\($0.0)\u{1}\($0.1)" }) != Set(declared.map { "\($0.0)\u{1}\($0.1)" }) {
-                        return true
-                    }
+                    let matches = DocumentRules.indexesMatch(
+                        built: try await transaction.builtIndexes(in: collection),
+                        declared: configuration.options(for: collection).indexes)
+                    if !matches { return true }
                 }
                 return false
             }
@@ -47,16 +44,10 @@ extension PostgresWriteTransaction {
     /// Drops the indexes of `collection` declared differently (or not at all), builds the declared ones not
     /// built over the stored documents, and records them in the catalog.
     func reconcileIndexes(in collection: String) async throws(HangarError) {
-        let declared = configuration.options(for: collection).indexes
-        let built = Dictionary(
-            try await rows(sql.indexes.builtIndexes, binds(collection)) { try $0.decode((String, String).self) },
-            uniquingKeysWith: { first, _ in first })
-        let fingerprints = Dictionary(
-            declared.map { ($0.name, $0.fingerprint) }, uniquingKeysWith: { first, _ in first })
-        for (name, fingerprint) in built where fingerprints[name] != fingerprint {
-            try await dropIndex(name, in: collection)
-        }
-        let toBuild = declared.filter { built[$0.name] != $0.fingerprint }
+        let (toDrop, toBuild) = DocumentRules.indexReconciliation(
+            built: try await builtIndexes(in: collection), declared: configuration.options(for: collection).indexes,
+            rebuildAll: false)
+        for name in toDrop { try await dropIndex(name, in: collection) }
         guard !toBuild.isEmpty else { return }
         for stored in try await documents(in: collection) {
             // A document whose bytes cannot be decoded has nothing to index (every read of it reports it).
@@ -76,5 +67,14 @@ extension PostgresWriteTransaction {
                 sql.indexes.recordBuiltIndex, binds(collection, index.name, index.fingerprint))
         }
         indexesBuiltByCollection[collection] = nil
+    }
+}
+
+extension PostgresReadTransaction {
+    /// The indexes the catalog says are built for `collection`, by name, with their fingerprints.
+    func builtIndexes(in collection: String) async throws(HangarError) -> [String: String] {
+        Dictionary(
+            try await rows(sql.indexes.builtIndexes, binds(collection)) { try $0.decode((String, String).self) },
+            uniquingKeysWith: { first, _ in first })
     }
 }

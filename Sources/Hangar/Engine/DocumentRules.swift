@@ -214,6 +214,22 @@ package enum DocumentRules {
         return entries
     }
 
+    /// Whether the indexes a catalog says are built (name → fingerprint) are exactly the `declared` ones.
+    package static func indexesMatch(built: [String: String], declared: [IndexDefinition]) -> Bool {
+        built.count == declared.count && declared.allSatisfy { built[$0.name] == $0.fingerprint }
+    }
+
+    /// What reconciling a collection's indexes does: drop the built ones not declared or declared differently
+    /// (all of them when `rebuildAll`), and build the declared ones not built as declared.
+    package static func indexReconciliation(built: [String: String], declared: [IndexDefinition], rebuildAll: Bool)
+        -> (drop: [String], build: [IndexDefinition])
+    {
+        let fingerprints = Dictionary(
+            declared.map { ($0.name, $0.fingerprint) }, uniquingKeysWith: { first, _ in first })
+        let drop = built.filter { rebuildAll || fingerprints[$0.key] != $0.value }.map(\.key).sorted()
+        return (drop, declared.filter { rebuildAll || built[$0.name] != $0.fingerprint })
+    }
+
     /// The revision a write gives: one more than any the key ever had (revisions only grow, across deletes,
     /// history pruning and restores).
     package static func nextRevision(current: Int?, lastEver: Int) -> Int {

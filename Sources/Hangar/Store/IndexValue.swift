@@ -46,10 +46,23 @@ package enum IndexValue {
 
     /// The first encoding past every value of `tag`'s type: the exclusive upper end of that type.
 
-    /// The conditions on an encoded value of a range query from `low` to `high` (both included; both
-    /// encoded), as (bound, comparison operator) pairs: with one bound missing, the range stops at the end of
-    /// the other bound's type (`from: 2` is every number from 2 up, not the dates and strings after them).
-    package static func rangeConditions(low: [UInt8]?, high: [UInt8]?) -> [(bound: [UInt8], comparison: String)] {
+    /// The conditions on an encoded value of a range query from `lower` to `upper` (both included), as (bound,
+    /// comparison operator) pairs: with one bound missing, the range stops at the end of the other bound's type
+    /// (`from: 2` is every number from 2 up, not the dates and strings after them). `nil` when a bound cannot be
+    /// indexed (NaN, a container): such a range finds nothing.
+    package static func rangeConditions(from lower: PropertyList?, to upper: PropertyList?)
+        -> [(bound: [UInt8], comparison: String)]?
+    {
+        var low: [UInt8]?
+        var high: [UInt8]?
+        if let lower {
+            guard let encoded = encoded(lower) else { return nil }
+            low = encoded
+        }
+        if let upper {
+            guard let encoded = encoded(upper) else { return nil }
+            high = encoded
+        }
         var conditions: [(bound: [UInt8], comparison: String)] = []
         if let low {
             conditions.append((low, ">="))

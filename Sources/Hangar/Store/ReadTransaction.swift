@@ -140,17 +140,8 @@ public class ReadTransaction {
         // The range's bounds are appended as conditions on `value` (see ``StoreSQL/keysInIndex``).
         var sql = StoreSQL.keysInIndex
         var arguments: [SQLiteValue] = [.text(collection), .text(index)]
-        var low: [UInt8]?
-        var high: [UInt8]?
-        if let lower {
-            guard let encoded = IndexValue.encoded(lower) else { return [] }
-            low = encoded
-        }
-        if let upper {
-            guard let encoded = IndexValue.encoded(upper) else { return [] }
-            high = encoded
-        }
-        for (bound, comparison) in IndexValue.rangeConditions(low: low, high: high) {
+        guard let conditions = IndexValue.rangeConditions(from: lower, to: upper) else { return [] }
+        for (bound, comparison) in conditions {
             arguments.append(.blob(bound))
             sql += " AND value \(comparison) ?\(arguments.count)"
         }

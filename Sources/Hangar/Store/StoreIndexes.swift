@@ -73,28 +73,15 @@ extension WriteTransaction {
         indexesBuiltByCollection[collection]?.remove(name)
     }
 
-    /// The indexes the catalog says are built for `collection`, by name, with their fingerprints.
-    func builtIndexes(in collection: String) throws(HangarError) -> [String: String] {
-        Dictionary(
-            uniqueKeysWithValues: try query(
-                StoreSQL.builtIndexes, [.text(collection)],
-                collection: collection
-            ) { ($0.text(at: 0), $0.text(at: 1)) })
-    }
-
     /// Drops the indexes of `collection` not declared (or declared differently), builds the declared ones
     /// not built (all of them when `rebuildAll`) over the stored documents, and records them in the catalog.
     func reconcileIndexes(
         in collection: String, rebuildAll: Bool, progress: (@Sendable (IndexBuildProgress) -> Void)?
     ) throws(HangarError) {
-        let declared = store.configuration.options(for: collection).indexes
-        let built = try builtIndexes(in: collection)
-        let fingerprints = Dictionary(
-            declared.map { ($0.name, $0.fingerprint) }, uniquingKeysWith: { first, _ in first })
-        for (name, fingerprint) in built where rebuildAll || fingerprints[name] != fingerprint {
-            try dropIndex(name, in: collection)
-        }
-        let toBuild = declared.filter { rebuildAll || built[$0.name] != $0.fingerprint }
+        let (toDrop, toBuild) = DocumentRules.indexReconciliation(
+            built: try builtIndexes(in: collection), declared: store.configuration.options(for: collection).indexes,
+            rebuildAll: rebuildAll)
+        for name in toDrop { try dropIndex(name, in: collection) }
         guard !toBuild.isEmpty else { return }
         let keys = try query(
             StoreSQL.keys, [.text(collection)], collection: collection
@@ -104,19 +91,14 @@ extension WriteTransaction {
             // A document whose bytes cannot be decoded has nothing to index (and is reported by every read
             // of it); it does not stop the others from being indexed.
             guard let stored = try document(in: collection, key: key),
-                var content = (try? stored.envelope())?.dictionaryValue
+                let content = (try? stored.envelope())?.dictionaryValue
             else { continue }
-            content[DocumentFormat.majorKey] = nil
-            content[DocumentFormat.minorKey] = nil
-            for index in toBuild {
-                for value in index.extract(content) {
-                    guard let encoded = IndexValue.encoded(value) else { continue }
-                    if index.unique { try checkUnique(index.name, encoded, collection: collection, key: key) }
-                    try execute(
-                        StoreSQL.insertIndexEntry,
-                        [.text(collection), .text(index.name), .blob(encoded), .text(key)], collection: collection,
-                        key: key)
-                }
+            for entry in try checkUnique(DocumentRules.indexEntries(content, toBuild), collection: collection, key: key)
+            {
+                try execute(
+                    StoreSQL.insertIndexEntry,
+                    [.text(collection), .text(entry.name), .blob(entry.value), .text(key)], collection: collection,
+                    key: key)
             }
             if (done + 1) % 500 == 0 || done + 1 == keys.count {
                 progress?(
@@ -132,6 +114,17 @@ extension WriteTransaction {
     }
 }
 
+extension ReadTransaction {
+    /// The indexes the catalog says are built for `collection`, by name, with their fingerprints.
+    func builtIndexes(in collection: String) throws(HangarError) -> [String: String] {
+        Dictionary(
+            uniqueKeysWithValues: try query(
+                StoreSQL.builtIndexes, [.text(collection)],
+                collection: collection
+            ) { ($0.text(at: 0), $0.text(at: 1)) })
+    }
+}
+
 extension Store {
     /// Brings the indexes of every configured collection in line with their definitions (on open).
     func reconcileIndexes() throws(HangarError) {
@@ -139,16 +132,11 @@ extension Store {
         let needed: Bool
         do {
             needed = try read { transaction in
-                for collection in collections {
-                    let built = try transaction.query(
-                        StoreSQL.builtIndexes, [.text(collection)]
-                    ) { "\($0.text(at: 0))\u{1}\($0.text(at: 1))" }
-                    let declared = self.configuration.options(for: collection).indexes.map {
-                        "\($0.name)\u{1}\($0.fingerprint)"
-                    }
-                    if Set(built) != Set(declared) { return true }
+                try collections.contains { collection throws(HangarError) in
+                    !DocumentRules.indexesMatch(
+                        built: try transaction.builtIndexes(in: collection),
+                        declared: self.configuration.options(for: collection).indexes)
                 }
-                return false
             }
         } catch {
             throw Self.storeError(error)
