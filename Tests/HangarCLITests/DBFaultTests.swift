@@ -11,7 +11,7 @@ import Testing
         Array(
             """
             <?xml version="1.0" encoding="UTF-8"?>
-            <plist version="1.0"><dict><key>majorVersion</key><integer>1</integer>
+            <plist version="1.0"><dict><key>majorVersion</key><integer>1</integer><key>minorVersion</key><integer>0</integer>
             <key>text</key><string>\(text)</string></dict></plist>
             """.utf8)
     }
@@ -35,7 +35,7 @@ import Testing
         #expect(!put.stderr.contains(Self.secret))
 
         let reads: [[String]] = [
-            ["list", "--db", db, "notes"], ["get", "--db", db, "notes", "a"], ["history", "--db", db, "notes", "a"],
+            ["ls", "--db", db, "notes"], ["get", "--db", db, "notes", "a"], ["history", "--db", db, "notes", "a"],
             ["export", "--db", db, "notes", scratch + "/export"], ["check", "--db", db], ["changes", "--db", db],
             ["backup", "--db", db, scratch + "/backup.sqlite"],
         ]

@@ -22,7 +22,8 @@ public final class SmallFileSystem: Sendable {
         let path = NSTemporaryDirectory() + "hangar-fs-" + UUID().uuidString
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-            let result = try ProcessRunner.run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(megabytes)m", "tmpfs", path])
+            let result = try ProcessRunner.run(
+                "/bin/mount", ["-t", "tmpfs", "-o", "size=\(megabytes)m", "tmpfs", path])
             guard result.status == 0 else {
                 skip(test, "mount -t tmpfs failed (\(result.stderr.trimmingCharacters(in: .whitespacesAndNewlines)))")
                 try? FileManager.default.removeItem(atPath: path)

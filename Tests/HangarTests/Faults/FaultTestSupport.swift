@@ -41,3 +41,24 @@ func permissions(of path: String) -> UInt16? {
 func names(in directory: String) -> [String] {
     ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).sorted()
 }
+
+/// The stored bytes of every document of `collection`, by key.
+func bodies(in store: Store, collection: String = "notes") throws -> [String: [UInt8]] {
+    try store.read { transaction in
+        var bodies: [String: [UInt8]] = [:]
+        for key in try transaction.keys(in: collection) {
+            bodies[key] = try transaction.document(in: collection, key: key)?.body
+        }
+        return bodies
+    }
+}
+
+/// How many earlier revisions of `key` the store keeps.
+func historyCount(in store: Store, key: String, collection: String = "notes") throws -> Int {
+    try store.read { try $0.history(in: collection, key: key).count }
+}
+
+/// The note at `key`, or `nil`.
+func note(in store: Store, key: String) throws -> Note? {
+    try store.read { try $0.load(Note.self, key: key)?.value }
+}

@@ -25,14 +25,11 @@ import Testing
                 let key = "during\(index)"
                 do {
                     try store.write { try $0.save(secretNote(key), key: key) }
-                    acknowledged[key] = nil
                 } catch {
                     failure = error
                     // The failed save left nothing: no document, no history, no change.
-                    try store.read { transaction in
-                        #expect(try transaction.document(in: "notes", key: key) == nil)
-                        #expect(try transaction.history(in: "notes", key: key).isEmpty)
-                    }
+                    #expect(try bodies(in: store)[key] == nil)
+                    #expect(try historyCount(in: store, key: key) == 0)
                     #expect(try store.changes(since: 0).allSatisfy { $0.key != key })
                     break
                 }
@@ -40,12 +37,8 @@ import Testing
             let error = try #require(failure)
             expectFault(error, .diskFull)
             // Still open and readable: every save that returned is there.
-            try store.read { transaction in
-                for index in 0..<3 { #expect(try transaction.document(in: "notes", key: "before\(index)") != nil) }
-                for key in try transaction.keys(in: "notes") {
-                    acknowledged[key] = try transaction.document(in: "notes", key: key)?.body
-                }
-            }
+            acknowledged = try bodies(in: store)
+            for index in 0..<3 { #expect(acknowledged["before\(index)"] != nil) }
             // Room again: saving works, and the store is sound.
             try FileManager.default.removeItem(atPath: filler)
             try store.write { try $0.save(secretNote("after", size: 100), key: "after") }
@@ -53,10 +46,9 @@ import Testing
         }
         // Reopened: byte for byte what was acknowledged.
         let reopened = try Store(path: path)
-        try reopened.read { transaction in
-            for (key, body) in acknowledged { #expect(try transaction.document(in: "notes", key: key)?.body == body) }
-            #expect(try transaction.document(in: "notes", key: "after") != nil)
-        }
+        let reread = try bodies(in: reopened)
+        for (key, body) in acknowledged { #expect(reread[key] == body, "\(key)") }
+        #expect(reread["after"] != nil)
         #expect(try reopened.checkIntegrity() == ["ok"])
     }
 

@@ -33,11 +33,9 @@ import Testing
             return true
         }
         let store = try Store(path: path, configuration: Self.readOnly)
-        try store.read { transaction in
-            #expect(try transaction.keys(in: "notes") == ["a", "b"])
-            #expect(try transaction.history(in: "notes", key: "a").count == 2)
-            #expect(try transaction.load(Note.self, key: "a").title == "a2")
-        }
+        #expect(try bodies(in: store).keys.sorted() == ["a", "b"])
+        #expect(try historyCount(in: store, key: "a") == 2)
+        #expect(try note(in: store, key: "a")?.title == "a2")
         #expect(try store.changes(since: 0).count == 3)
         #expect(try store.checkIntegrity() == ["ok"])
         let backup = try temporaryDirectory() + "/backup.sqlite"
@@ -50,7 +48,7 @@ import Testing
     }
 
     /// The read-only mode on a writable file: nothing is created, changed or upgraded, and writes are refused.
-    @Test func theReadOnlyModeCreatesNothingAndRefusesWrites() async throws {
+    @Test func theReadOnlyModeCreatesNothingAndRefusesWrites() throws {
         let folder = try temporaryDirectory()
         #expect { try Store(path: folder + "/missing/store.sqlite", configuration: Self.readOnly) } throws: {
             ($0 as? HangarError)?.code == .notFound
@@ -60,14 +58,27 @@ import Testing
         let before = try AtomicFile.contents(of: path)
         let store = try Store(path: path, configuration: Self.readOnly)
         #expect(try store.read { try $0.keys(in: "notes") } == ["a", "b"])
-        #expect(throws: HangarError.readOnly) { try store.write { try $0.delete(key: "a", in: "notes") } }
-        await #expect(throws: HangarError.readOnly) {
-            try await store.write { @Sendable in try $0.delete(key: "a", in: "notes") }
+        #expect { try store.write { try $0.delete(key: "a", in: "notes") } } throws: { error in
+            expectFault(error, .readOnly)
+            return true
         }
-        #expect(throws: HangarError.readOnly) { try store.importFile(path, into: "notes") }
+        try store.export(key: "a", in: "notes", to: folder + "/a.plist")
+        #expect { try store.importFile(folder + "/a.plist", into: "other") } throws: {
+            ($0 as? HangarError)?.code == .readOnly
+        }
         #expect(try AtomicFile.contents(of: path) == before)
         // A store written by another connection meanwhile is read as it is now.
         try Store(path: path).write { try $0.save(secretNote("c", size: 10), key: "c") }
         #expect(try store.read { try $0.keys(in: "notes") } == ["a", "b", "c"])
+    }
+
+    @Test func asyncWritesToAReadOnlyStoreAreRefused() async throws {
+        let path = try Self.makeStore(in: try temporaryDirectory())
+        let store = try Store(path: path, configuration: Self.readOnly)
+        await #expect {
+            try await store.write { @Sendable transaction in try transaction.delete(key: "a", in: "notes") }
+        } throws: { ($0 as? HangarError)?.code == .readOnly }
+        let keys = try await store.read { @Sendable transaction in try transaction.keys(in: "notes") }
+        #expect(keys == ["a", "b"])
     }
 }

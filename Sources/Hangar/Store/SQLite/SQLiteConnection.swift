@@ -267,11 +267,18 @@ final class SQLiteBackup {
 
     /// Copies up to `pages` pages (all of them when negative).
     func step(pages: Int32) throws(SQLiteError) -> Progress {
-        switch sqlite3_backup_step(backup, pages) {
+        let status = sqlite3_backup_step(backup, pages)
+        switch status {
         case SQLITE_DONE: return .done
         case SQLITE_OK: return .more(copied: sqlite3_backup_pagecount(backup) - sqlite3_backup_remaining(backup))
         case SQLITE_BUSY, SQLITE_LOCKED: return .busy
-        default: throw destination.lastError(sql: nil)
+        default:
+            // The step's own result: the destination's handle does not always record it (SQLITE_FULL).
+            let last = destination.lastError(sql: nil)
+            guard last.code & 0xFF != status & 0xFF else { throw last }
+            throw SQLiteError(
+                code: status, message: String(cString: sqlite3_errstr(status)), sql: nil,
+                systemErrno: last.systemErrno)
         }
     }
 
