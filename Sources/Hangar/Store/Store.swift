@@ -82,8 +82,7 @@ public final class Store: Sendable {
             if !readOnly && connection.isReadOnly {
                 throw HangarError(
                     .readOnly,
-                    "Cannot open the store at \(path) for writing: the file or its file system is read-only "
-                        + "(open it with access .readOnly to read it)")
+                    "Cannot open the store at \(path) for writing: the file or its file system is read-only")
             }
             if path != ":memory:" && !readOnly {
                 // WAL: readers never block the writer. The journal is truncated back to 64 MiB after
