@@ -96,8 +96,10 @@ extension WriteTransaction {
             }
             return nil
         } catch {
+            // A full or read-only disk says so (``HangarError/Code/diskFull``, ``HangarError/Code/readOnly``).
+            let code = (error as? AtomicFile.Failure)?.code ?? .io
             var failure = HangarError(
-                .io, "Saved, but the mirror file could not be updated (it will be retried)",
+                code, "Saved, but the mirror file could not be updated (it will be retried)",
                 collection: mirror.collection, key: key, underlying: error)
             failure.file = path
             return failure

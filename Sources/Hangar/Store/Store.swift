@@ -37,7 +37,8 @@ public final class Store: Sendable {
         self.configuration = configuration
         let inMemory = path == ":memory:"
         let readOnly = configuration.access == .readOnly
-        if !inMemory && !readOnly { try Self.prepareFile(at: path, configuration: configuration) }
+        // An empty path is SQLite's private temporary database: no file of ours.
+        if !inMemory && !readOnly && !path.isEmpty { try Self.prepareFile(at: path, configuration: configuration) }
         let location = readOnly && !inMemory ? try Self.readOnlyLocation(of: path) : path
         let connection = try Self.openConnection(path: path, location: location, configuration: configuration)
         if readOnly {

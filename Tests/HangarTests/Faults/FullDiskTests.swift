@@ -2,6 +2,7 @@ import Foundation
 import Hangar
 import HangarTestSupport
 import PropertyList
+import Synchronization
 import Testing
 
 /// A store, its exports and its backups on a file system that fills up (a real tmpfs, filled with a real file):
@@ -63,10 +64,13 @@ import Testing
             try store.write { try $0.save(secretNote("kept", size: 1_000), key: "kept") }
             // A little room: some pages of the big transaction fit, not all of them.
             fileSystem.fill(leaving: 256 << 10)
-            #expect(throws: HangarError.self) {
+            #expect {
                 try store.write { transaction in
                     for index in 0..<30 { try transaction.save(secretNote("big\(index)"), key: "big\(index)") }
                 }
+            } throws: { error in
+                expectFault(error, .diskFull)
+                return true
             }
             #expect(try store.read { try $0.keys(in: "notes") } == ["kept"])
             #expect(try store.changes(since: 0).map(\.key) == ["kept"])
@@ -112,5 +116,26 @@ import Testing
             #expect(try AtomicFile.contents(of: folder + "/" + name) == oldBytes, "\(name)")
         }
         #expect(names(in: folder) == ["backup.sqlite", "n0.plist", "one.plist"])
+    }
+
+    /// A mirror folder on a full disk: the save commits, and the failure is reported as ``HangarError/diskFull``
+    /// (without the document) and retried once there is room.
+    @Test func aMirrorOnAFullDiskReportsDiskFullAndCatchesUp() throws {
+        guard let fileSystem = SmallFileSystem.mount(megabytes: 2) else { return }
+        defer { fileSystem.unmount() }
+        let reported = Mutex<[HangarError]>([])
+        var configuration = StoreConfiguration()
+        configuration.collections["notes"] = CollectionOptions(mirrorDirectory: fileSystem.path + "/mirror")
+        configuration.mirrorFailureHandler = { error in reported.withLock { $0.append(error) } }
+        let store = try Store(path: try temporaryDirectory() + "/store.sqlite", configuration: configuration)
+        let filler = fileSystem.fill()
+        try store.write { try $0.save(secretNote("m"), key: "m") }
+        let errors = reported.withLock { $0 }
+        #expect(!errors.isEmpty)
+        for error in errors { expectFault(error, .diskFull) }
+        #expect(try bodies(in: store)["m"] != nil)
+        try FileManager.default.removeItem(atPath: filler)
+        #expect(try store.retryMirrors().isEmpty)
+        #expect(names(in: fileSystem.path + "/mirror") == ["m.plist"])
     }
 }
