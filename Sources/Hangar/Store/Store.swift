@@ -37,9 +37,10 @@ public final class Store: Sendable {
         self.configuration = configuration
         let inMemory = path == ":memory:"
         let readOnly = configuration.access == .readOnly
-        // An empty path is SQLite's private temporary database: no file of ours.
-        if !inMemory && !readOnly && !path.isEmpty { try Self.prepareFile(at: path, configuration: configuration) }
-        let location = readOnly && !inMemory ? try Self.readOnlyLocation(of: path) : path
+        // An empty path (SQLite's private temporary database) and a `file:` URI name no file of ours to prepare.
+        let plainFile = !inMemory && !path.isEmpty && !path.hasPrefix("file:")
+        if plainFile && !readOnly { try Self.prepareFile(at: path, configuration: configuration) }
+        let location = readOnly && plainFile ? try Self.readOnlyLocation(of: path) : path
         let connection = try Self.openConnection(path: path, location: location, configuration: configuration)
         if readOnly {
             try StoreSchema.requireCurrent(connection, path: path)
