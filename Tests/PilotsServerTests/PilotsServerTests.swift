@@ -50,7 +50,10 @@ import Testing
 
         let xml = try HTTP.send("GET", server.url("/pilots/ada"), headers: ["Accept": "text/xml"])
         #expect(xml.headers["content-type"] == "application/x-plist+xml")
-        #expect(try PropertyList(xml: xml.body) == document)
+        // XML plists carry whole seconds (as Apple's XML writer does): the half second is the only difference.
+        guard case .dictionary(var wholeSeconds) = document else { return }
+        wholeSeconds["dateOfBirth"] = .date(-534_384_001)
+        #expect(try PropertyList(xml: xml.body) == .dictionary(wholeSeconds))
 
         let binary = try HTTP.send("GET", server.url("/pilots/ada"), headers: ["Accept": "application/x-plist"])
         #expect(binary.headers["content-type"] == "application/x-plist")

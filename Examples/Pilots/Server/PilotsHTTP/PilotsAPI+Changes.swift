@@ -44,7 +44,7 @@ extension PilotsAPI {
         let collection = query.get("collection")
         let limit = try integer(query.get("limit"), name: "limit", in: 1...Int.max)
         var since = try integer(query.get("since"), name: "since", in: 0...Int.max)
-        if mode == .events, let lastEventID = request.headers[Self.lastEventID] {
+        if mode == .events, let lastEventID = Self.lastEventID(of: request) {
             since = try integer(lastEventID, name: "Last-Event-ID", in: 0...Int.max)
         }
         // Read before answering, so pruned changes are a 410 rather than a stream that ends at once.
@@ -67,7 +67,10 @@ extension PilotsAPI {
         }
     }
 
-    static var lastEventID: HTTPField.Name { HTTPField.Name("Last-Event-ID") ?? .accept }
+    /// The `Last-Event-ID` header an event-stream client sends when it reconnects.
+    static func lastEventID(of request: Request) -> String? {
+        request.headers.first { $0.name.canonicalName == "last-event-id" }?.value
+    }
 
     /// Server-sent events, one per change after `sequence`, driven by ``DocumentStore/follow(after:in:)``; a
     /// comment line first, so a client knows it is following. Ends when the client leaves (the follow is
