@@ -196,7 +196,9 @@ let package = Package(
         // The server as a child process, talked to over loopback HTTP (both engines).
         .testTarget(
             name: "PilotsServerTests",
-            dependencies: ["pilots-server", "PilotModels", "Hangar", "HangarPostgres", "PropertyList", "HangarTestSupport"],
+            dependencies: [
+                "pilots-server", "PilotModels", "Hangar", "HangarPostgres", "PropertyList", "HangarTestSupport",
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -116,6 +116,24 @@ public final class ChildProcess: @unchecked Sendable {
         return status
     }
 
+    /// Waits at most `timeout` seconds for the child to end; returns its wait status, or `nil` if it is still
+    /// running.
+    public func waitForExit(timeout: TimeInterval) -> Int32? {
+        if let exitStatus { return exitStatus }
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        var status: Int32 = 0
+        while true {
+            let result = waitpid(pid, &status, WNOHANG)
+            if result == pid {
+                exitStatus = status
+                return status
+            }
+            if result < 0 && errno != EINTR { return nil }
+            if Date() >= deadline { return nil }
+            usleep(10_000)
+        }
+    }
+
     /// Whether the child was ended by SIGKILL (rather than exiting by itself, which means it failed).
     public static func wasKilled(_ status: Int32) -> Bool {
         // WIFSIGNALED / WTERMSIG, which Swift does not import as functions.

@@ -30,7 +30,8 @@ import Testing
         #expect(read.etag == "\"1\"")
         #expect(try PropertyList(binary: read.body) == Pilots.document(name: "Ada"))
         #expect(try Pilots.put(Pilots.document(name: "Ada", hours: 2), key: "ada", on: first).etag == "\"2\"")
-        let stale = try Pilots.put(Pilots.document(name: "Ada", hours: 3), key: "ada", on: second, headers: ["If-Match": "\"1\""])
+        let stale = try Pilots.put(
+            Pilots.document(name: "Ada", hours: 3), key: "ada", on: second, headers: ["If-Match": "\"1\""])
         #expect(stale.status == 412)
         for index in 0..<8 { _ = try Pilots.put(Pilots.document(name: "P\(index)"), key: "p\(index)", on: first) }
 

@@ -69,15 +69,22 @@ import Testing
         let server = try start()
         defer { server.terminate() }
         #expect(try Pilots.put(Pilots.document(name: "Ada"), key: "ada", on: server).etag == "\"1\"")
-        let updated = try Pilots.put(Pilots.document(name: "Ada", hours: 2), key: "ada", on: server, headers: ["If-Match": "\"1\""])
+        let updated = try Pilots.put(
+            Pilots.document(name: "Ada", hours: 2), key: "ada", on: server, headers: ["If-Match": "\"1\""])
         #expect(updated.status == 200)
         #expect(updated.etag == "\"2\"")
-        let stale = try Pilots.put(Pilots.document(name: "Ada", hours: 3), key: "ada", on: server, headers: ["If-Match": "\"1\""])
+        let stale = try Pilots.put(
+            Pilots.document(name: "Ada", hours: 3), key: "ada", on: server, headers: ["If-Match": "\"1\""])
         #expect(stale.status == 412)
         #expect(stale.etag == "\"2\"")
-        #expect(try Pilots.put(Pilots.document(name: "X"), key: "ada", on: server, headers: ["If-None-Match": "*"]).status == 412)
-        #expect(try Pilots.put(Pilots.document(name: "X"), key: "bo", on: server, headers: ["If-Match": "*"]).status == 412)
-        #expect(try Pilots.put(Pilots.document(name: "Bo"), key: "bo", on: server, headers: ["If-None-Match": "*"]).status == 201)
+        #expect(
+            try Pilots.put(Pilots.document(name: "X"), key: "ada", on: server, headers: ["If-None-Match": "*"]).status
+                == 412)
+        #expect(
+            try Pilots.put(Pilots.document(name: "X"), key: "bo", on: server, headers: ["If-Match": "*"]).status == 412)
+        #expect(
+            try Pilots.put(Pilots.document(name: "Bo"), key: "bo", on: server, headers: ["If-None-Match": "*"]).status
+                == 201)
 
         let notModified = try HTTP.send("GET", server.url("/pilots/ada"), headers: ["If-None-Match": "\"2\""])
         #expect(notModified.status == 304)
@@ -103,7 +110,8 @@ import Testing
         let revisions = try PropertyList(json: history.body).dictionaryValue?["revisions"]?.arrayValue ?? []
         #expect(revisions.compactMap { $0.dictionaryValue?["revision"] } == [1, 2, 3])
         #expect(revisions.last?.dictionaryValue?["current"] == true)
-        let first = try HTTP.send("GET", server.url("/pilots/ada/revisions/1"), headers: ["Accept": "application/x-plist"])
+        let first = try HTTP.send(
+            "GET", server.url("/pilots/ada/revisions/1"), headers: ["Accept": "application/x-plist"])
         #expect(first.status == 200)
         #expect(first.etag == "\"1\"")
         #expect(try PropertyList(binary: first.body) == Pilots.document(name: "Ada", hours: 1))
@@ -153,7 +161,8 @@ import Testing
         let json = ["Content-Type": "application/json"]
         let broken = try HTTP.send("PUT", server.url("/pilots/ada"), headers: json, body: Array("{\"name\": ".utf8))
         #expect(broken.status == 400)
-        let noVersion = try HTTP.send("PUT", server.url("/pilots/ada"), headers: json, body: Array("{\"name\":\"A\"}".utf8))
+        let noVersion = try HTTP.send(
+            "PUT", server.url("/pilots/ada"), headers: json, body: Array("{\"name\":\"A\"}".utf8))
         #expect(noVersion.status == 400)
         #expect(noVersion.text.contains("majorVersion"))
         let badDate = try HTTP.send(
@@ -163,7 +172,8 @@ import Testing
         #expect(badDate.text.contains("dateOfBirth"))
 
         let unknownType = try HTTP.send(
-            "PUT", server.url("/pilots/ada"), headers: ["Content-Type": "text/plain"], body: try Pilots.json(Pilots.document(name: "A")))
+            "PUT", server.url("/pilots/ada"), headers: ["Content-Type": "text/plain"],
+            body: try Pilots.json(Pilots.document(name: "A")))
         #expect(unknownType.status == 415)
         #expect(try HTTP.send("GET", server.url("/pilots"), headers: ["Accept": "image/png"]).status == 406)
         let large = try HTTP.send(
@@ -175,7 +185,8 @@ import Testing
     @Test func anOldBodyIsMigratedOnTheWayIn() throws {
         let server = try start()
         defer { server.terminate() }
-        let old = try [UInt8](Data(contentsOf: URL(fileURLWithPath: repositoryRoot + "/Migrations/Pilots/pilot-v1.0.xml")))
+        let old = try [UInt8](
+            Data(contentsOf: URL(fileURLWithPath: repositoryRoot + "/Migrations/Pilots/pilot-v1.0.xml")))
         let put = try HTTP.send("PUT", server.url("/pilots/ada"), headers: ["Content-Type": "text/xml"], body: old)
         #expect(put.status == 201)
         let read = try parseJSON(try HTTP.send("GET", server.url("/pilots/ada")).body)
@@ -196,7 +207,10 @@ import Testing
         let before: [UInt8]
         do {
             let store = try Store(path: database, configuration: configuration)
-            try store.write { try $0.save(envelope: future, key: "future", in: "pilots", expectedRevision: nil, overwritingNewerMajor: true) }
+            try store.write {
+                try $0.save(
+                    envelope: future, key: "future", in: "pilots", expectedRevision: nil, overwritingNewerMajor: true)
+            }
             before = try store.read { try $0.document(in: "pilots", key: "future")?.body } ?? []
         }
         let server = try start()
@@ -242,7 +256,8 @@ import Testing
         #expect(stream.outputSoFar.contains("\"key\":\"bo\""))
         #expect(!stream.outputSoFar.contains("id: 1\n"))
 
-        let resumed = try HTTP.follow(server.url("/changes"), headers: ["Last-Event-ID": "0"], directory: directory.path)
+        let resumed = try HTTP.follow(
+            server.url("/changes"), headers: ["Last-Event-ID": "0"], directory: directory.path)
         defer { resumed.killAndWait() }
         #expect(resumed.waitForOutput(containing: "id: 2\n", timeout: 10))
         #expect(resumed.outputSoFar.contains("id: 1\n"))
@@ -270,7 +285,7 @@ import Testing
         let stream = try HTTP.follow(server.url("/changes"), directory: directory.path)
         #expect(stream.waitForOutput(containing: ": following", timeout: 10))
         #expect(server.terminate() == 0)
-        #expect(stream.waitForExit() == 0)
+        #expect(stream.waitForExit(timeout: 10) == 0)
         #expect(server.child.standardError.contains("shutting down"))
     }
 

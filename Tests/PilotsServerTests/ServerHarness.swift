@@ -38,11 +38,14 @@ final class ServerProcess: Sendable {
     /// The URL of `path` (which starts with `/`).
     func url(_ path: String) -> String { baseURL + path }
 
-    /// Sends SIGTERM and waits; returns the wait status (0: exited with status 0).
+    /// Sends SIGTERM and waits up to 15 seconds; returns the wait status (0: exited with status 0), or -1 when
+    /// it did not stop in time (it is then killed).
     @discardableResult
     func terminate() -> Int32 {
         kill(child.pid, SIGTERM)
-        return child.waitForExit()
+        if let status = child.waitForExit(timeout: 15) { return status }
+        child.killAndWait()
+        return -1
     }
 
     /// Sends SIGKILL and waits.

@@ -45,7 +45,9 @@ struct PilotsServerCommand: AsyncParsableCommand {
 
     func validate() throws {
         if db != nil && url != nil { throw ValidationError("Give --db PATH or --url URL, not both.") }
-        if schema != nil && url == nil { throw ValidationError("--schema names a PostgreSQL schema: use it with --url.") }
+        if schema != nil && url == nil {
+            throw ValidationError("--schema names a PostgreSQL schema: use it with --url.")
+        }
         if !(0...65535).contains(port) { throw ValidationError("--port must be from 0 to 65535.") }
         if maxBodySize < 1 { throw ValidationError("--max-body-size must be positive.") }
     }

@@ -30,7 +30,9 @@ public struct JSONConvention: Sendable {
             guard case .string(let text)? = entries[key] else { continue }
             guard let seconds = PropertyList.date(fromISO8601Text: text) else {
                 throw APIError(
-                    .badRequest, "\(key): expected an ISO-8601 date such as 1984-03-05T00:00:00Z, found string \(text.debugDescription)")
+                    .badRequest,
+                    "\(key): expected an ISO-8601 date such as 1984-03-05T00:00:00Z, found string \(text.debugDescription)"
+                )
             }
             entries[key] = .date(seconds)
         }

@@ -73,8 +73,9 @@ extension PilotsAPI {
     }
 
     /// Server-sent events, one per change after `sequence`, driven by ``DocumentStore/follow(after:in:)``; a
-    /// comment line first, so a client knows it is following. Ends when the client leaves (the follow is
-    /// cancelled) and, cleanly, when the server shuts down gracefully.
+    /// comment line first, so a client knows it is following, and a `: keep-alive` comment every
+    /// ``PilotsAPIOptions/eventStreamHeartbeat``. Ends when the client leaves (noticed at the next write; the
+    /// follow is then cancelled) and, cleanly, when the server shuts down gracefully.
     func eventStream(after sequence: Int, collection: String?) -> Response {
         let feed = store.follow(after: sequence, in: collection)
         let events = AsyncStream<ByteBuffer> { continuation in
@@ -84,13 +85,24 @@ extension PilotsAPI {
                 try? await cancelWhenGracefulShutdown {
                     for try await change in feed {
                         let data = try Self.json(change)
-                        let event = "id: \(change.sequence)\nevent: change\ndata: \(String(decoding: data, as: UTF8.self))\n\n"
+                        let event =
+                            "id: \(change.sequence)\nevent: change\ndata: \(String(decoding: data, as: UTF8.self))\n\n"
                         continuation.yield(ByteBuffer(string: event))
                     }
                 }
                 continuation.finish()
             }
-            continuation.onTermination = { _ in follower.cancel() }
+            // A comment now and then, so a client that left is noticed (its write fails) even when nothing changes.
+            let heartbeat = Task { [interval = options.eventStreamHeartbeat] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: interval)
+                    continuation.yield(ByteBuffer(string: ": keep-alive\n\n"))
+                }
+            }
+            continuation.onTermination = { _ in
+                follower.cancel()
+                heartbeat.cancel()
+            }
         }
         let body = ResponseBody { writer in
             try await writer.write(ByteBuffer(string: ": following changes after \(sequence)\n\n"))

@@ -9,7 +9,8 @@ extension PilotsAPI {
     func listKeys(_ request: Request) async throws -> Response {
         let format = try responseFormat(request)
         let query = request.uri.queryParameters
-        let limit = try integer(query.get("limit"), name: "limit", in: 1...options.maximumPageSize)
+        let limit =
+            try integer(query.get("limit"), name: "limit", in: 1...options.maximumPageSize)
             ?? options.defaultPageSize
         let offset = try integer(query.get("offset"), name: "offset", in: 0...Int.max) ?? 0
         let filter = try KeyFilter(query: query, declared: store.configuration.options(for: collection).indexes)

@@ -11,6 +11,8 @@ public struct PilotsAPIOptions: Sendable {
     public var defaultPageSize = 100
     /// The largest `limit` `GET /pilots` accepts.
     public var maximumPageSize = 1000
+    /// How often an event stream with nothing to say sends a `: keep-alive` comment.
+    public var eventStreamHeartbeat: Duration = .seconds(15)
     /// The engine `GET /health` names (`sqlite`, `postgresql`).
     public var engine = "sqlite"
     /// The store schema version `GET /health` reports.
