@@ -289,6 +289,28 @@ import Testing
         #expect(server.child.standardError.contains("shutting down"))
     }
 
+    @Test func sigtermLetsARequestInFlightFinish() throws {
+        let server = try start()
+        // A valid body padded to 3000 bytes, sent at 1500 bytes a second: still arriving when SIGTERM comes.
+        let body = try Pilots.json(Pilots.document(name: "Slow"))
+        let padded = body + Array(repeating: UInt8(ascii: " "), count: 3000 - body.count)
+        let file = directory.path + "/slow.json"
+        try Data(padded).write(to: URL(fileURLWithPath: file))
+        let upload = try ChildProcess(
+            [
+                "-sS", "-o", "/dev/null", "-w", "%{http_code}\n", "-X", "PUT", "-H", "Expect:", "-H",
+                "Content-Type: application/json", "--limit-rate", "1500", "--data-binary", "@" + file,
+                server.url("/pilots/slow"),
+            ], stderrPath: directory.path + "/upload.log", executable: HTTP.curl)
+        Thread.sleep(forTimeInterval: 0.7)
+        #expect(upload.outputSoFar.isEmpty, "the upload should still be in flight")
+        #expect(server.terminate() == 0)
+        #expect(upload.waitForExit(timeout: 10) == 0)
+        #expect(upload.outputSoFar == "201\n", "\(upload.standardError)")
+        let store = try Store(path: database, configuration: .pilotsServer())
+        #expect(try store.read { try $0.exists(in: "pilots", key: "slow") })
+    }
+
     @Test func everyAcknowledgedWriteSurvivesKill9() throws {
         let server = try start()
         let acknowledged = AcknowledgedWrites()

@@ -45,7 +45,8 @@ struct PilotBodies: Sendable {
         let opened: OpenedDocument
         let pilot: Pilot
         do {
-            opened = try format.open(value, observer: configuration.migrationObserver)
+            opened = try format.open(
+                value, name: "\(Pilot.collection)/\(key)", observer: configuration.migrationObserver)
             pilot = try configuration.registry.decode(Pilot.self, from: .dictionary(opened.content))
         } catch {
             throw APIError(.badRequest, error.description)
