@@ -244,6 +244,24 @@ import Testing
         #expect(one.text.contains("\"sequence\":2"))
     }
 
+    @Test func prunedChangesAreGone() throws {
+        do {
+            var configuration = StoreConfiguration.pilotsServer()
+            configuration.changeRetention = ChangeRetention(maximumCount: 1, maximumAge: nil)
+            let store = try Store(path: database, configuration: configuration)
+            for index in 0..<5 {
+                try store.write { try $0.save(envelope: Pilots.document(name: "P"), key: "p\(index)", in: "pilots") }
+            }
+        }
+        let server = try start()
+        defer { server.terminate() }
+        let gone = try HTTP.send("GET", server.url("/changes?since=0"))
+        #expect(gone.status == 410)
+        let stream = try HTTP.send("GET", server.url("/changes?since=0"), headers: ["Accept": "text/event-stream"])
+        #expect(stream.status == 410)
+        #expect(try HTTP.send("GET", server.url("/changes?since=4")).status == 200)
+    }
+
     @Test func liveChangeStreamAndResumption() throws {
         let server = try start()
         defer { server.terminate() }
