@@ -60,6 +60,10 @@ import Testing
         #expect(Array(binary.body.prefix(6)) == Array("bplist".utf8))
         #expect(try PropertyList(binary: binary.body) == document)
 
+        let preferred = try HTTP.send(
+            "GET", server.url("/pilots/ada"), headers: ["Accept": "application/json;q=0.5, application/x-plist"])
+        #expect(preferred.headers["content-type"] == "application/x-plist")
+
         let missing = try HTTP.send("GET", server.url("/pilots/nobody"))
         #expect(missing.status == 404)
         #expect(try PropertyList(json: missing.body).dictionaryValue?["error"] != nil)
