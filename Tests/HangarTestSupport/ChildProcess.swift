@@ -159,13 +159,6 @@ public final class ChildProcess: @unchecked Sendable {
         return String(decoding: output, as: UTF8.self)
     }
 
-    /// Whether the child's standard output has ended (it closed it, or it ended).
-    public var outputEnded: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return reachedEnd
-    }
-
     /// What the child wrote to standard error.
     public var standardError: String {
         (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
