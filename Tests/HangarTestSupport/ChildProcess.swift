@@ -116,6 +116,24 @@ public final class ChildProcess: @unchecked Sendable {
         return status
     }
 
+    /// Waits at most `timeout` seconds for the child to end; returns its wait status, or `nil` if it is still
+    /// running.
+    public func waitForExit(timeout: TimeInterval) -> Int32? {
+        if let exitStatus { return exitStatus }
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        var status: Int32 = 0
+        while true {
+            let result = waitpid(pid, &status, WNOHANG)
+            if result == pid {
+                exitStatus = status
+                return status
+            }
+            if result < 0 && errno != EINTR { return nil }
+            if Date() >= deadline { return nil }
+            usleep(10_000)
+        }
+    }
+
     /// Whether the child was ended by SIGKILL (rather than exiting by itself, which means it failed).
     public static func wasKilled(_ status: Int32) -> Bool {
         // WIFSIGNALED / WTERMSIG, which Swift does not import as functions.
@@ -132,6 +150,13 @@ public final class ChildProcess: @unchecked Sendable {
         guard let lastNewline = bytes.lastIndex(of: UInt8(ascii: "\n")) else { return [] }
         return bytes[..<lastNewline].split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
             .map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// What the child has printed so far, decoded as UTF-8 (a line may still be incomplete).
+    public var outputSoFar: String {
+        condition.lock()
+        defer { condition.unlock() }
+        return String(decoding: output, as: UTF8.self)
     }
 
     /// What the child wrote to standard error.

@@ -113,6 +113,11 @@ import Testing
         #expect(PropertyList.iso8601Text(forDate: -31_588_531_200, fractionDigits: 3) == "1000-01-01T00:00:00Z")
         #expect(PropertyList.iso8601Text(forDate: 0.25, fractionDigits: 3) == "2001-01-01T00:00:00.25Z")
         #expect(PropertyList.iso8601Text(forDate: 1e300) == nil)
+        // The inverse reads what both writers write, fractions included.
+        #expect(PropertyList.date(fromISO8601Text: "-0044-03-15T12:00:00Z") == -64_527_624_000)
+        #expect(PropertyList.date(fromISO8601Text: "2001-01-01T00:00:00.25Z") == 0.25)
+        #expect(PropertyList.date(fromISO8601Text: "2001-01-01T00:00:00") == nil)
+        #expect(PropertyList.date(fromISO8601Text: "yesterday") == nil)
     }
 
     @Test func invalidDatesAreStillRefused() {
