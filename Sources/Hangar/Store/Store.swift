@@ -83,7 +83,9 @@ public final class Store: Sendable {
             try connection.execute("PRAGMA synchronous = \(configuration.synchronous.rawValue)")
             try connection.execute("PRAGMA foreign_keys = ON")
         } catch {
-            throw HangarError(.database, "Cannot open the store at \(path): \(error.message)", resultCode: error.code)
+            throw HangarError(
+                HangarError.Code(sqliteResultCode: error.code), "Cannot open the store at \(path): \(error.message)",
+                resultCode: error.code)
         }
         if path != ":memory:" { try StoreSchema.requireWriteAheadLog(connection, path: path) }
         return connection
@@ -345,7 +347,9 @@ public final class Store: Sendable {
             }
         } catch {
             try? FileManager.default.removeItem(atPath: temporary)
-            throw HangarError(.database, "Backup to \(destination) failed: \(error.message)", resultCode: error.code)
+            throw HangarError(
+                HangarError.Code(sqliteResultCode: error.code), "Backup to \(destination) failed: \(error.message)",
+                resultCode: error.code)
         }
         guard let file = FileHandle(forUpdatingAtPath: temporary), (try? file.synchronize()) != nil else {
             try? FileManager.default.removeItem(atPath: temporary)
