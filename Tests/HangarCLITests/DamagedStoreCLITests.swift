@@ -82,7 +82,7 @@ import Testing
         let good = folder + "/good.sqlite"
         try DamagedStores.build(at: good)
         let damaged = try damagedStore(
-            in: folder, tables: ["history", "sqlite_autoindex_documents_1"], allPages: true)
+            in: folder, tables: ["history", "documents", "sqlite_autoindex_documents_1"], allPages: true)
         let garbage = folder + "/garbage.sqlite"
         try Data(repeating: 0x5A, count: 10_000).write(to: URL(fileURLWithPath: garbage))
         let badPlist = folder + "/bad.plist"
@@ -95,7 +95,7 @@ import Testing
             (["db", "ls", "--db", directory], directory),
             (["db", "ls", "--db", garbage], garbage),
             (["db", "get", "--db", garbage, "pilots", "k0001"], garbage),
-            (["db", "ls", "--db", damaged, "pilots"], damaged),
+            (["db", "export", "--db", damaged, "pilots", folder + "/export"], damaged),
             (["db", "history", "--db", damaged, "pilots", "k0000"], damaged),
             (["db", "get", "--db", good, "pilots", "nobody"], good),
             (["db", "history", "--db", good, "pilots", "nobody"], good),

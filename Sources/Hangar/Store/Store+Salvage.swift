@@ -94,10 +94,21 @@ extension Store {
             }
         }
         for (rowid, name) in names where !readRowids.contains(rowid) && found[name] == nil {
+            // A row the walk did not reach may still read by the rowid the index gives.
+            if case .success(let stored) = reader.document(rowid: rowid), stored.collection == name.collection,
+                stored.key == name.key
+            {
+                found[name] = StoreSurvey.Document(name: name, problem: envelopeProblem(stored), rowid: rowid)
+                continue
+            }
             let error = HangarError(
                 .corrupt, "Its row (\(rowid)) is in a damaged page of the documents table", collection: name.collection,
                 key: name.key)
             found[name] = StoreSurvey.Document(name: name, problem: error, rowid: nil)
+        }
+        if let cutShort = reader.cutShort {
+            unreadable.insert(
+                "the file is cut short: \(cutShort.length) of the \(cutShort.declared) bytes its header gives", at: 0)
         }
         return StoreSurvey(documents: found.values.sorted { $0.name < $1.name }, unreadable: unreadable)
     }

@@ -143,6 +143,7 @@ import Testing
         try DamagedStores.build(at: path)
         let other = folder + "/other.sqlite"
         let store = try DamagedStores.build(at: other, leavingLog: true)
+        try? FileManager.default.removeItem(atPath: path + "-wal")
         try FileManager.default.copyItem(atPath: other + "-wal", toPath: path + "-wal")
         withExtendedLifetime(store) {}
         let report = try Store.salvage(from: path, to: folder + "/salvaged.sqlite")

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Reads a store file that may be damaged, row by row, so that a damaged page costs only the rows it holds
 /// (``Store/survey(path:)``, ``Store/salvage(from:to:)``).
 ///
@@ -8,13 +10,72 @@
 /// name the documents whose rows are in a damaged page. Every failure is a value, never thrown past a row.
 final class DamagedFileReader {
     let connection: SQLiteConnection
+    /// A file cut short is read from a copy zero-filled to the length its header gives (SQLite refuses its
+    /// schema otherwise, as the tables' pages past the end are missing): the copy, removed when done.
+    private let extendedCopy: String?
+    /// The file's length and the length its header gives, when it is cut short.
+    let cutShort: (length: Int, declared: Int)?
 
     /// Opens the file read-only; only a file SQLite cannot open at all (missing, a folder, no permission) throws.
     init(path: String) throws(HangarError) {
+        let shortfall = Self.shortfall(of: path)
+        var readPath = path
+        if let shortfall, let copy = Self.extendedCopy(of: path, to: shortfall.declared) {
+            readPath = copy
+            extendedCopy = copy
+        } else {
+            extendedCopy = nil
+        }
+        cutShort = shortfall
         do {
-            connection = try SQLiteConnection(path: path, mode: .readOnly, busyTimeout: 5_000)
+            connection = try SQLiteConnection(path: readPath, mode: .readOnly, busyTimeout: 5_000)
         } catch {
+            extendedCopy.map { try? FileManager.default.removeItem(atPath: $0) }
             throw HangarError(error)
+        }
+    }
+
+    deinit {
+        guard let extendedCopy else { return }
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: extendedCopy + suffix) }
+    }
+
+    /// The file's length and the length its SQLite header gives (page size × page count), when it is shorter.
+    private static func shortfall(of path: String) -> (length: Int, declared: Int)? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        guard let header = try? handle.read(upToCount: 100), header.count == 100,
+            header.starts(with: Array("SQLite format 3\0".utf8)),
+            let length = try? handle.seekToEnd()
+        else { return nil }
+        let bytes = [UInt8](header)
+        let sizeField = Int(bytes[16]) << 8 | Int(bytes[17])
+        let pageSize = sizeField == 1 ? 65_536 : sizeField
+        let pages = bytes[28..<32].reduce(0) { $0 << 8 | Int($1) }
+        let declared = pageSize * pages
+        // Only a plausible header: a power-of-two page size, and at most 4 GiB to fill.
+        guard pageSize >= 512, pageSize & (pageSize - 1) == 0, declared > Int(length), declared <= 1 << 32 else {
+            return nil
+        }
+        return (Int(length), declared)
+    }
+
+    /// A copy of the file (and its log) in the temporary folder, zero-filled to `declared` bytes; nil when it
+    /// cannot be written.
+    private static func extendedCopy(of path: String, to declared: Int) -> String? {
+        let copy = NSTemporaryDirectory() + "hangar-salvage-\(UUID().uuidString).sqlite"
+        do {
+            try FileManager.default.copyItem(atPath: path, toPath: copy)
+            if FileManager.default.fileExists(atPath: path + "-wal") {
+                try FileManager.default.copyItem(atPath: path + "-wal", toPath: copy + "-wal")
+            }
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: copy))
+            defer { try? handle.close() }
+            try handle.truncate(atOffset: UInt64(declared))
+            return copy
+        } catch {
+            try? FileManager.default.removeItem(atPath: copy)
+            return nil
         }
     }
 
@@ -55,14 +116,34 @@ final class DamagedFileReader {
                     guard rowid < Int64.max else { return (rowids, gaps) }
                     next = rowid + 1
                 }
-                return (rowids, gaps)
+                return (rowids + backwardRowids(of: table, seen: Set(rowids)), gaps)
             } catch {
                 let resume = firstReadableRowid(of: table, after: next)
                 gaps.append(Gap(after: rowids.last, before: resume, error: HangarError(error)))
-                guard let resume else { return (rowids, gaps) }
+                guard let resume else {
+                    return (rowids + backwardRowids(of: table, seen: Set(rowids)), gaps)
+                }
                 next = resume
             }
         }
+    }
+
+    /// The rowids of `table` from the last down, until one already `seen` or a page that cannot be read: a
+    /// damaged page that gave the forward walk a rowid far too large would hide the rows after it.
+    private func backwardRowids(of table: String, seen: Set<Int64>) -> [Int64] {
+        var rowids: [Int64] = []
+        do throws(SQLiteError) {
+            let statement = try connection.cachedStatement("SELECT rowid FROM \(table) ORDER BY rowid DESC")
+            defer { statement.reset() }
+            while try statement.step() {
+                let rowid = statement.int64(at: 0)
+                guard !seen.contains(rowid) else { break }
+                rowids.append(rowid)
+            }
+        } catch {
+            // The rows below the damaged page are the forward walk's.
+        }
+        return rowids.reversed()
     }
 
     /// The smallest rowid past `failing` (where a seek failed) whose seek succeeds; nil when none does.
