@@ -45,6 +45,11 @@ struct DBCheck: AsyncParsableCommand {
         var lines: [String]
         do throws(HangarError) {
             lines = integrityProblems(try Store.checkIntegrity(path: path, limit: 1_000))
+        } catch {
+            guard error.code == .corrupt else { throw FileFailure(path: path, reason: error.description) }
+            lines = ["damaged: SQLite's integrity check stopped: \(error.reason)"]
+        }
+        do throws(HangarError) {
             let survey = try Store.survey(path: path)
             lines += survey.unreadable.map { "damaged: \($0)" }
             for document in survey.documents {
@@ -52,8 +57,7 @@ struct DBCheck: AsyncParsableCommand {
                 lines.append("document not readable: \(document.name): \(problem.reason)")
             }
         } catch {
-            guard error.code == .corrupt else { throw FileFailure(path: path, reason: error.description) }
-            return ["damaged: \(error.reason)"]
+            throw FileFailure(path: path, reason: error.description)
         }
         // A damaged file is not opened as a store (that could write to it): its mirrors wait for the salvage.
         guard !lines.contains(where: { $0.hasPrefix("damaged: ") }) else { return lines }
@@ -137,7 +141,8 @@ struct DBSalvage: ParsableCommand {
         for loss in report.lost { print(oneLine(loss.description)) }
         for part in report.unreadable { print(oneLine("damaged: \(part)")) }
         if report.historyRevisionsLost > 0 {
-            print("damaged: \(report.historyRevisionsLost) earlier revisions in history could not be read")
+            let count = report.historyRevisionsLost
+            print("damaged: \(count) earlier \(count == 1 ? "revision" : "revisions") in history could not be read")
         }
         print("salvaged \(report.copied) of \(report.found) documents")
         guard report.copied == report.found, report.unreadable.isEmpty else { throw ExitCode(1) }
