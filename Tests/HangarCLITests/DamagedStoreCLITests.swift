@@ -164,7 +164,8 @@ import Testing
             try DamagedStores.flip(path, region: 0..<size, count: Int.random(in: 1...24, using: &generator), &generator)
             let verbs: [[String]] = [
                 ["db", "ls", "--db", path, "pilots"], ["db", "get", "--db", path, "planes", "k0001"],
-                ["db", "history", "--db", path, "pilots", "k0000"], ["db", "check", "--db", path],
+                ["db", "history", "--db", path, "pilots", "k0000"], ["db", "changes", "--db", path],
+                ["db", "check", "--db", path],
                 ["db", "salvage", "--db", path, folder + "/salvaged-\(round).sqlite"],
             ]
             for arguments in verbs {
