@@ -108,7 +108,7 @@ import Testing
             (["db", "backup", "--db", directory, folder + "/backup.sqlite"], directory),
             (["db", "ls", "--bogus"], nil),
             (["db", "ls"], nil),
-            (["db", "salvage", "--url", "postgres://u@127.0.0.1:1/x", folder + "/new.sqlite"], nil),
+            (["db", "salvage", "--db", good], nil),
             (["convert", "yaml", badPlist], nil),
             (["db", "frobnicate"], nil),
         ]

@@ -52,6 +52,9 @@ public struct SalvageReport: Sendable {
     public var unreadable: [String] = []
     /// Revisions kept in history that could not be read or decoded, of the documents copied or of others.
     public var historyRevisionsLost = 0
+
+    /// An empty report: nothing found, nothing copied.
+    public init() {}
 }
 
 extension Store {
@@ -143,7 +146,9 @@ extension Store {
         }
         let reader = try DamagedFileReader(path: path)
         let surveyed = survey(reader)
-        var report = SalvageReport(found: surveyed.count, unreadable: surveyed.unreadable)
+        var report = SalvageReport()
+        report.found = surveyed.count
+        report.unreadable = surveyed.unreadable
         var copies: [DocumentName: StoredDocument] = [:]
         for document in surveyed.documents {
             if let problem = document.problem {
@@ -165,6 +170,64 @@ extension Store {
         report.copied = copies.count
         report.lost.sort { $0.name < $1.name }
         return report
+    }
+
+    /// Copies every document of `source`, a store on any engine, that still reads into a new SQLite store at
+    /// `destination`, as ``salvage(from:to:)`` does for a damaged file, through `source`'s own reads: each
+    /// document in a read transaction of its own, so one that cannot be read costs only itself. Its current
+    /// revision and the earlier revisions of its history that read are copied as stored; the last revision of
+    /// a deleted key is not (revisions of a key deleted and saved again start over).
+    ///
+    /// - Throws: ``HangarError/Code/io`` when `destination` exists; what listing `source`'s collections and
+    ///   keys throws (nothing can be copied then); what opening or writing the new store throws.
+    public static func salvage<Source: DocumentStore>(from source: Source, to destination: String) async throws
+        -> SalvageReport
+    {
+        guard !FileManager.default.fileExists(atPath: destination) else {
+            throw HangarError(.io, "\(destination) already exists; a salvage writes a new store")
+        }
+        var report = SalvageReport()
+        var copies: [StoredDocument] = []
+        var history: [StoredDocument] = []
+        for collection in try await source.read({ try await $0.collections() }) {
+            for key in try await source.read({ try await $0.keys(in: collection) }) {
+                report.found += 1
+                do {
+                    let (current, revisions, lost) = try await source.read { transaction in
+                        try await readableRevisions(of: DocumentName(collection: collection, key: key), transaction)
+                    }
+                    copies.append(current)
+                    history += revisions
+                    report.historyRevisionsLost += lost
+                } catch let error as HangarError {
+                    report.lost.append(
+                        SalvageReport.Loss(name: DocumentName(collection: collection, key: key), error: error))
+                }
+            }
+        }
+        let lastSequence = (try? await source.read { try await $0.lastChangeSequence() }) ?? 0
+        try Store(path: destination).writeSalvaged(
+            copies, history: history, keyRevisions: [:], lastSequence: lastSequence)
+        report.copied = copies.count
+        return report
+    }
+
+    /// A document's current revision (which must decode as an envelope), the earlier revisions kept in its
+    /// history that read and decode, and how many do not.
+    private static func readableRevisions<Reader: DocumentReader>(of name: DocumentName, _ transaction: Reader)
+        async throws(HangarError) -> (current: StoredDocument, history: [StoredDocument], lost: Int)
+    {
+        guard let current = try await transaction.document(in: name.collection, key: name.key) else {
+            throw HangarError(.notFound, "Deleted while it was copied", collection: name.collection, key: name.key)
+        }
+        if let problem = envelopeProblem(current) { throw problem }
+        var history: [StoredDocument] = []
+        var lost = 0
+        for info in try await transaction.history(in: name.collection, key: name.key) where !info.isCurrent {
+            let stored = try? await transaction.document(in: name.collection, key: name.key, revision: info.revision)
+            if let stored, envelopeProblem(stored) == nil { history.append(stored) } else { lost += 1 }
+        }
+        return (current, history, lost)
     }
 
     /// The history rows of the `copies` that read and decode as envelopes (older than the copy's current

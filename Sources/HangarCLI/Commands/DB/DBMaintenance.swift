@@ -108,13 +108,14 @@ struct DBCheck: AsyncParsableCommand {
     }
 }
 
-/// `hangar db salvage --db PATH DEST`
-struct DBSalvage: ParsableCommand {
+/// `hangar db salvage (--db PATH | --url URL) DEST`
+struct DBSalvage: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "salvage",
-        abstract: "Copy every document of a damaged SQLite store that still reads into a new store.",
-        discussion: "The damaged file is read row by row and never changed. Each document whose current revision "
-            + "reads is copied as stored, with the earlier revisions of its history that read. Prints "
+        abstract: "Copy every document of a damaged store that still reads into a new SQLite store.",
+        discussion: "A SQLite file (--db) is read row by row and never changed; a store on a server (--url) "
+            + "through its own reads, a document at a time. Each document whose current revision reads is "
+            + "copied as stored, with the earlier revisions of its history that read. Prints "
             + "`COLLECTION/KEY: REASON` for each document not copied, `damaged: …` for each part of the file that "
             + "names no document, then `salvaged N of M documents`. Exit status 0 when every document was "
             + "copied, 1 when some were lost. DEST must not exist.")
@@ -122,30 +123,37 @@ struct DBSalvage: ParsableCommand {
     @OptionGroup var store: StoreOption
     @Argument(help: "The new store file to write (it must not exist).") var destination: String
 
-    func validate() throws {
-        guard store.url == nil else { throw ValidationError("salvage reads SQLite stores: name one with --db PATH.") }
-    }
-
-    func run() throws {
-        let path = store.db ?? ""
-        guard FileManager.default.fileExists(atPath: path) else { throw store.notFound("No such store") }
+    func run() async throws {
         guard !FileManager.default.fileExists(atPath: destination) else {
             throw FileFailure(path: destination, reason: "Already exists; salvage writes a new store")
         }
-        let report: SalvageReport
-        do throws(HangarError) {
-            report = try Store.salvage(from: path, to: destination)
-        } catch {
-            throw FileFailure(path: error.code == .io ? destination : path, reason: error.description)
+        var report = SalvageReport()
+        if let path = store.db {
+            guard FileManager.default.fileExists(atPath: path) else { throw store.notFound("No such store") }
+            do throws(HangarError) {
+                report = try Store.salvage(from: path, to: destination)
+            } catch {
+                throw FileFailure(path: error.code == .io ? destination : path, reason: error.description)
+            }
+        } else {
+            let destination = destination
+            try await withStore(store) { opened in report = try await Store.salvage(from: opened.store, to: destination)
+            }
         }
-        for loss in report.lost { print(oneLine(loss.description)) }
-        for part in report.unreadable { print(oneLine("damaged: \(part)")) }
+        print(Self.lines(report).map(oneLine).joined(separator: "\n"))
+        guard report.copied == report.found, report.unreadable.isEmpty else { throw ExitCode(1) }
+    }
+
+    /// What `salvage` prints: a line per document not copied, per part of the file that names none, the
+    /// history revisions lost, and `salvaged N of M documents`.
+    static func lines(_ report: SalvageReport) -> [String] {
+        var lines = report.lost.map(\.description) + report.unreadable.map { "damaged: \($0)" }
         if report.historyRevisionsLost > 0 {
             let count = report.historyRevisionsLost
-            print("damaged: \(count) earlier \(count == 1 ? "revision" : "revisions") in history could not be read")
+            lines.append(
+                "damaged: \(count) earlier \(count == 1 ? "revision" : "revisions") in history could not be read")
         }
-        print("salvaged \(report.copied) of \(report.found) documents")
-        guard report.copied == report.found, report.unreadable.isEmpty else { throw ExitCode(1) }
+        return lines + ["salvaged \(report.copied) of \(report.found) documents"]
     }
 }
 
