@@ -28,7 +28,7 @@ public struct StoreSurvey: Sendable {
     public var count: Int { documents.count }
 }
 
-/// What ``Store/salvage(from:to:)`` copied.
+/// What `Store.salvage(from:to:)` copied (from a damaged file, or from any engine's store).
 public struct SalvageReport: Sendable {
     /// A document the file names that was not copied, and why.
     public struct Loss: Sendable, CustomStringConvertible {
@@ -173,7 +173,7 @@ extension Store {
     }
 
     /// Copies every document of `source`, a store on any engine, that still reads into a new SQLite store at
-    /// `destination`, as ``salvage(from:to:)`` does for a damaged file, through `source`'s own reads: each
+    /// `destination`, as `salvage(from:to:)` does for a damaged file, through `source`'s own reads: each
     /// document in a read transaction of its own, so one that cannot be read costs only itself. Its current
     /// revision and the earlier revisions of its history that read are copied as stored; the last revision of
     /// a deleted key is not (revisions of a key deleted and saved again start over).

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Reads a store file that may be damaged, row by row, so that a damaged page costs only the rows it holds
-/// (``Store/survey(path:)``, ``Store/salvage(from:to:)``).
+/// (``Store/survey(path:)``, `Store.salvage(from:to:)`).
 ///
 /// Nothing here goes through the store's schema checks or its indexes for the rows themselves: a table is
 /// walked by rowid (its own b-tree), and when a step of the walk meets a page SQLite cannot read, the walk
