@@ -30,11 +30,7 @@ extension DocumentStore {
     public func exportCollection(_ collection: String, to directory: String, format: PropertyListFormat = .binary)
         async throws -> [String]
     {
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            throw HangarError(.io, "Cannot create \(directory)", collection: collection, underlying: error)
-        }
+        try DocumentFiles.createFolder(directory, collection: collection)
         let documents = try await read { try await $0.documents(in: collection) }
         var paths: [String] = []
         for stored in documents {

@@ -27,11 +27,17 @@ final class DamagedFileReader {
             extendedCopy = nil
         }
         cutShort = shortfall
-        do {
-            connection = try SQLiteConnection(path: readPath, mode: .readOnly, busyTimeout: 5_000)
+        do throws(HangarError) {
+            // On a read-only file system, an immutable URI: SQLite could not make the log's shared memory there.
+            let location = try Store.readOnlyLocation(of: readPath)
+            do {
+                connection = try SQLiteConnection(path: location, mode: .readOnly, busyTimeout: 5_000)
+            } catch {
+                throw HangarError(error)
+            }
         } catch {
             extendedCopy.map { try? FileManager.default.removeItem(atPath: $0) }
-            throw HangarError(error)
+            throw error
         }
     }
 

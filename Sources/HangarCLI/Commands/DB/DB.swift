@@ -55,11 +55,12 @@ enum StoreFileFormat: String, ExpressibleByArgument, CaseIterable {
 }
 
 /// Runs `body` against the opened store (unless `creating`, a missing SQLite file is an error rather than a
-/// new empty store), turning any store error into `STORE: reason` and exit status 1.
-func withStore(_ option: StoreOption, creating: Bool = false, _ body: (OpenedStore) async throws -> Void)
-    async throws
-{
-    let opened = try await openStore(option, creating: creating)
+/// new empty store; when `readOnly`, a SQLite file is opened read-only), turning any store error into
+/// `STORE: reason` and exit status 1.
+func withStore(
+    _ option: StoreOption, creating: Bool = false, readOnly: Bool = false, _ body: (OpenedStore) async throws -> Void
+) async throws {
+    let opened = try await openStore(option, creating: creating, readOnly: readOnly)
     do {
         try await body(opened)
         await opened.close()

@@ -14,7 +14,7 @@ struct DBExport: AsyncParsableCommand {
     @Option(help: "The file format: binary1 or xml1.") var format: StoreFileFormat = .binary1
 
     func run() async throws {
-        try await withStore(store) { opened in try await export(opened.store) }
+        try await withStore(store, readOnly: true) { opened in try await export(opened.store) }
     }
 
     private func export<S: DocumentStore>(_ store: S) async throws {

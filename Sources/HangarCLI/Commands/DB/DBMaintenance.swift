@@ -23,7 +23,7 @@ struct DBCheck: AsyncParsableCommand {
             guard FileManager.default.fileExists(atPath: path) else { throw store.notFound("No such store") }
             problems = try Self.sqliteProblems(path: path)
         } else {
-            try await withStore(store) { opened in problems = try await Self.problems(in: opened) }
+            try await withStore(store, readOnly: true) { opened in problems = try await Self.problems(in: opened) }
         }
         for line in problems.isEmpty ? ["ok"] : problems { print(oneLine(line)) }
         guard problems.isEmpty else { throw ExitCode(1) }
@@ -59,10 +59,12 @@ struct DBCheck: AsyncParsableCommand {
         } catch {
             throw FileFailure(path: path, reason: error.description)
         }
-        // A damaged file is not opened as a store (that could write to it): its mirrors wait for the salvage.
+        // A damaged file is not opened as a store: its mirrors wait for the salvage.
         guard !lines.contains(where: { $0.hasPrefix("damaged: ") }) else { return lines }
         do {
-            for mirror in try Store(path: path).mirrorFailures() {
+            var readOnly = StoreConfiguration()
+            readOnly.access = .readOnly
+            for mirror in try Store(path: path, configuration: readOnly).mirrorFailures() {
                 lines.append(
                     "mirror not updated: \(mirror.path) (\(mirror.collection)/\(mirror.key)): \(mirror.reason)")
             }
@@ -171,7 +173,7 @@ struct DBBackup: AsyncParsableCommand {
     static let notSQLite = "backup copies SQLite stores; back up a PostgreSQL database with pg_dump"
 
     func run() async throws {
-        try await withStore(store) { opened in try backUp(opened) }
+        try await withStore(store, readOnly: true) { opened in try backUp(opened) }
     }
 
     /// Copies a SQLite store; another engine's is a one-line error.

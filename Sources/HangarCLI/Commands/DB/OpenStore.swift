@@ -36,7 +36,11 @@ struct OpenedStore: Sendable {
 
 /// The one place a `db` command opens its store: a SQLite file for `--db PATH` (unless `creating`, a missing
 /// file is an error rather than a new empty store), a database server's for `--url URL`.
-func openStore(_ option: StoreOption, creating: Bool) async throws -> OpenedStore {
+///
+/// The verbs that only read (`readOnly`) open a SQLite file read-only, so they work on a read-only file or file
+/// system and change nothing; a store whose schema is older than this Hangar's is opened for writing instead,
+/// which upgrades it, as every verb did before.
+func openStore(_ option: StoreOption, creating: Bool, readOnly: Bool = false) async throws -> OpenedStore {
     if let url = option.url {
         let name = StoreURL.displayName(of: url)
         let scheme = try StoreURL.scheme(of: url)
@@ -59,10 +63,23 @@ func openStore(_ option: StoreOption, creating: Bool) async throws -> OpenedStor
         throw FileFailure(path: path, reason: "No such store")
     }
     do {
-        let store = try Store(path: path)
+        let store = try openSQLiteStore(at: path, readOnly: readOnly)
         return OpenedStore(store: store, sqlite: store, name: path)
     } catch {
         throw FileFailure(path: path, reason: error.description)
+    }
+}
+
+/// The SQLite store at `path`, read-only when `readOnly` unless its schema needs an upgrade.
+private func openSQLiteStore(at path: String, readOnly: Bool) throws(HangarError) -> Store {
+    guard readOnly else { return try Store(path: path) }
+    var configuration = StoreConfiguration()
+    configuration.access = .readOnly
+    do {
+        return try Store(path: path, configuration: configuration)
+    } catch HangarError.readOnly {
+        // An older schema: opening it for writing upgrades it (and says so if the file cannot be written).
+        return try Store(path: path)
     }
 }
 
