@@ -68,6 +68,35 @@ private struct OtherEngineStore: DocumentStore {
             try await DBCheck.problems(in: OpenedStore(store: store, sqlite: store, name: db)) == problems)
     }
 
+    @Test func salvageCopiesAnotherEnginesStoreThroughItsReads() async throws {
+        let directory = try CLI.temporaryDirectory()
+        let db = directory + "/store.sqlite"
+        let store = try Store(path: db)
+        try await store.write { transaction in
+            for revision in 1...3 {
+                try transaction.save(
+                    envelope: ["majorVersion": 1, "minorVersion": 0, "n": .integer(.init(revision))], key: "amelia",
+                    in: "pilots")
+            }
+            try transaction.save(envelope: ["majorVersion": 1, "minorVersion": 0], key: "bessie", in: "pilots")
+            try transaction.save(envelope: ["majorVersion": 2, "minorVersion": 0], key: "electra", in: "planes")
+        }
+        let damage = try CLI.runShell(
+            "python3 -c \"import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
+                + "c.execute(\\\"UPDATE documents SET body = X'00' WHERE key = 'bessie'\\\"); c.commit()\" "
+                + "'\(db)'")
+        try #require(damage.status == 0, "\(damage.stderr)")
+        let copy = directory + "/copy.sqlite"
+        let report = try await Store.salvage(from: OtherEngineStore(base: store), to: copy)
+        #expect(report.found == 3 && report.copied == 2 && report.lost.map(\.name.key) == ["bessie"])
+        #expect(DBSalvage.lines(report).last == "salvaged 2 of 3 documents")
+        let salvaged = try Store(path: copy)
+        let history = try await salvaged.read { try $0.history(in: "pilots", key: "amelia") }
+        #expect(history.map(\.revision) == [1, 2, 3])
+        let electra = try await salvaged.read { try $0.document(in: "planes", key: "electra") }
+        #expect(electra?.version.major == 2)
+    }
+
     @Test func anEnginesErrorLineLeavesTheURLAndPasswordOut() {
         struct EngineError: Error, CustomStringConvertible {
             var description: String

@@ -20,11 +20,11 @@ import Testing
         let db = directory + "/store.sqlite"
         var result = try CLI.run(["db", verb] + operands, in: directory)
         #expect(result.status == Self.usageStatus)
-        #expect(result.stderr.hasPrefix("Error: Name the store with --db PATH or --url URL.\n"), "\(result.stderr)")
+        #expect(result.stderr == "hangar: Name the store with --db PATH or --url URL.\n", "\(result.stderr)")
         result = try CLI.run(["db", verb, "--db", db, "--url", "postgres://u@h/x"] + operands, in: directory)
         #expect(result.status == Self.usageStatus)
         #expect(
-            result.stderr.hasPrefix("Error: Name the store with --db PATH or --url URL, not both.\n"),
+            result.stderr == "hangar: Name the store with --db PATH or --url URL, not both.\n",
             "\(result.stderr)")
         #expect(result.stdout.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: db), "a usage error opens no store")

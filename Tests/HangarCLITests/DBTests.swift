@@ -141,7 +141,7 @@ import Testing
         #expect(result.status == 1 && result.stderr == "\(db): No collection nothing\n")
     }
 
-    @Test(arguments: ["ls", "get", "put", "rm", "history", "export", "import", "check", "backup"])
+    @Test(arguments: ["ls", "get", "put", "rm", "history", "export", "import", "check", "salvage", "backup"])
     func everyVerbHasHelp(verb: String) throws {
         let result = try CLI.run(["db", verb, "--help"])
         #expect(result.status == 0)

@@ -10,6 +10,8 @@ public struct ProcessOutput: Sendable {
     public let stderr: String
     /// Standard output, byte for byte.
     public let stdoutBytes: [UInt8]
+    /// Whether a signal ended the process (a crash: a trap, an abort, a segmentation fault) rather than an exit.
+    public var signaled = false
 }
 
 /// Runs real programs for the tests: the package's own executables and the peers they are compared with.
@@ -43,7 +45,7 @@ public enum ProcessRunner {
             status: process.terminationStatus,
             stdout: String(decoding: outData, as: UTF8.self),
             stderr: String(decoding: errData.data, as: UTF8.self),
-            stdoutBytes: [UInt8](outData))
+            stdoutBytes: [UInt8](outData), signaled: process.terminationReason == .uncaughtSignal)
     }
 
     /// The path of the package's executable `name` (a product the test target depends on), which SwiftPM builds

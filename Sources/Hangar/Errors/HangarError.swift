@@ -17,7 +17,7 @@ public struct HangarError: Error, Sendable, CustomStringConvertible {
             case invalidFormat
             // The store.
             case conflict, notFound, undecodable, invalidDocument, newerSchema, io, invalidName, database
-            case duplicate, reservedKey, contention, unsupportedFileSystem, changesTooOld, diskFull, readOnly
+            case duplicate, reservedKey, contention, unsupportedFileSystem, changesTooOld, diskFull, readOnly, corrupt
             // A database server (the PostgreSQL engine).
             case connectionLost, outcomeUnknown, timeout, serializationFailure, invalidConfiguration
         }
@@ -103,6 +103,12 @@ public struct HangarError: Error, Sendable, CustomStringConvertible {
         /// Changes were asked for from a sequence the feed no longer keeps (``HangarError/oldestRetainedSequence``
         /// is the first it keeps): reading on would skip changes, so nothing is returned.
         public static let changesTooOld = Code(.changesTooOld)
+        /// The store's file is damaged: SQLite found a malformed page, a file cut short, a file that is not a
+        /// database, or a write-ahead log whose pages do not fit it (SQLITE_CORRUPT or SQLITE_NOTADB, in
+        /// ``HangarError/sqliteResultCode``). Nothing was changed. `hangar db check` lists the damage and
+        /// `hangar db salvage` copies what still reads into a new store (the *Damaged stores* section of the
+        /// *The store* article).
+        public static let corrupt = Code(.corrupt)
 
         // MARK: A database server
 
@@ -319,6 +325,8 @@ extension HangarError {
     public static let unsupportedFileSystem = Code.unsupportedFileSystem
     /// ``Code/changesTooOld``, to match with `catch HangarError.changesTooOld`.
     public static let changesTooOld = Code.changesTooOld
+    /// ``Code/corrupt``, to match with `catch HangarError.corrupt`.
+    public static let corrupt = Code.corrupt
     /// ``Code/connectionLost``, to match with `catch HangarError.connectionLost`.
     public static let connectionLost = Code.connectionLost
     /// ``Code/outcomeUnknown``, to match with `catch HangarError.outcomeUnknown`.

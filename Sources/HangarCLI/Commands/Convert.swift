@@ -49,34 +49,32 @@ struct Convert: ParsableCommand {
     }
 
     func run() throws {
-        try reportingFailures {
-            let (value, _) = try loadPropertyList(at: file)
-            let options = EncodingOptions(json: JSONEncodingOptions(prettyPrinted: pretty, lossyDatesAndData: lossy))
-            let bytes: [UInt8]
-            do throws(PropertyListError) {
-                bytes = try value.encoded(as: target.format, options: options)
-            } catch {
-                let refusedDateOrData =
-                    (error.reason == .dateInJSON || error.reason == .dataInJSON) && !lossy
-                guard refusedDateOrData else { throw FileFailure(path: file, error) }
-                throw FileFailure(path: file, reason: "\(error); --lossy writes dates and data as strings")
+        let (value, _) = try loadPropertyList(at: file)
+        let options = EncodingOptions(json: JSONEncodingOptions(prettyPrinted: pretty, lossyDatesAndData: lossy))
+        let bytes: [UInt8]
+        do throws(PropertyListError) {
+            bytes = try value.encoded(as: target.format, options: options)
+        } catch {
+            let refusedDateOrData =
+                (error.reason == .dateInJSON || error.reason == .dataInJSON) && !lossy
+            guard refusedDateOrData else { throw FileFailure(path: file, error) }
+            throw FileFailure(path: file, reason: "\(error); --lossy writes dates and data as strings")
+        }
+        if target == .xml1, let path = value.firstSubsecondDatePath {
+            printError(
+                "\(file): warning: XML keeps whole seconds; the fraction of the date at "
+                    + "\(path.isEmpty ? "the root" : path) (and any others) is dropped")
+        }
+        let destination = output ?? file
+        do throws(AtomicFile.Failure) {
+            if destination == "-" {
+                try AtomicFile.writeToStandardOutput(bytes)
+            } else {
+                // A converted file is not a store's: readable by others, as plutil leaves it.
+                try AtomicFile.save(bytes, to: destination, permissions: 0o644)
             }
-            if target == .xml1, let path = value.firstSubsecondDatePath {
-                printError(
-                    "\(file): warning: XML keeps whole seconds; the fraction of the date at "
-                        + "\(path.isEmpty ? "the root" : path) (and any others) is dropped")
-            }
-            let destination = output ?? file
-            do throws(AtomicFile.Failure) {
-                if destination == "-" {
-                    try AtomicFile.writeToStandardOutput(bytes)
-                } else {
-                    // A converted file is not a store's: readable by others, as plutil leaves it.
-                    try AtomicFile.save(bytes, to: destination, permissions: 0o644)
-                }
-            } catch {
-                throw FileFailure(error)
-            }
+        } catch {
+            throw FileFailure(error)
         }
     }
 }

@@ -12,9 +12,7 @@ struct Print: ParsableCommand {
     var file: String
 
     func run() throws {
-        try reportingFailures {
-            let (value, _) = try loadPropertyList(at: file)
-            print(TreePrinter.render(value), terminator: "")
-        }
+        let (value, _) = try loadPropertyList(at: file)
+        print(TreePrinter.render(value), terminator: "")
     }
 }

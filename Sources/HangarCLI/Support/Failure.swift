@@ -3,7 +3,8 @@ import Foundation
 import Hangar
 import PropertyList
 
-/// A failure the CLI reports as one `FILE: reason` line on standard error, then exits with status 1.
+/// A failure the CLI reports as one `FILE: reason` line on standard error, then exits with status 1
+/// (``HangarCommand/exit(reporting:)``).
 struct FileFailure: Error, CustomStringConvertible {
     let path: String
     let reason: String
@@ -24,19 +25,30 @@ struct FileFailure: Error, CustomStringConvertible {
     }
 }
 
-/// Writes a line to standard error.
-func printError(_ line: String) {
-    FileHandle.standardError.write(Data((line + "\n").utf8))
+/// Writes `text` to standard error as one line: every line break in it, with the indentation after it, becomes
+/// one space (SQLite's messages and statements, a file system's words), so one failure is always one line.
+func printError(_ text: String) {
+    FileHandle.standardError.write(Data((oneLine(text) + "\n").utf8))
 }
 
-/// Runs `body`; a `FileFailure` becomes its line on stderr and exit status 1.
-func reportingFailures(_ body: () throws -> Void) throws {
-    do {
-        try body()
-    } catch let failure as FileFailure {
-        printError(failure.description)
-        throw ExitCode(1)
+/// `text` on one line: each line break and the blanks around it become one space.
+func oneLine(_ text: String) -> String {
+    guard text.contains(where: \.isNewline) else { return text }
+    var line = ""
+    var pendingBreak = false
+    for character in text {
+        if character.isNewline {
+            pendingBreak = true
+            while line.last == " " || line.last == "\t" { line.removeLast() }
+        } else if pendingBreak && (character == " " || character == "\t") {
+            continue
+        } else {
+            if pendingBreak && !line.isEmpty { line.append(" ") }
+            pendingBreak = false
+            line.append(character)
+        }
     }
+    return line
 }
 
 /// Reads and decodes the property list at `path` (`-` for standard input), in any format.
@@ -51,15 +63,5 @@ func loadPropertyList(at path: String) throws(FileFailure) -> (value: PropertyLi
         return try PropertyList.decode(bytes)
     } catch {
         throw FileFailure(path: path, error)
-    }
-}
-
-/// ``reportingFailures(_:)`` for async work.
-func reportingFailures(_ body: () async throws -> Void) async throws {
-    do {
-        try await body()
-    } catch let failure as FileFailure {
-        printError(failure.description)
-        throw ExitCode(1)
     }
 }

@@ -8,10 +8,10 @@ struct DB: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "db",
         abstract:
-            "Manage a Hangar store: list, get, put, delete, history, export, import, check, back up, changes.",
+            "Manage a Hangar store: list, get, put, delete, history, export, import, check, salvage, back up, changes.",
         subcommands: [
             DBList.self, DBGet.self, DBPut.self, DBRemove.self, DBHistory.self, DBExport.self, DBImport.self,
-            DBCheck.self, DBBackup.self, DBChanges.self,
+            DBCheck.self, DBSalvage.self, DBBackup.self, DBChanges.self,
         ]
     )
 }
@@ -60,20 +60,18 @@ enum StoreFileFormat: String, ExpressibleByArgument, CaseIterable {
 func withStore(
     _ option: StoreOption, creating: Bool = false, readOnly: Bool = false, _ body: (OpenedStore) async throws -> Void
 ) async throws {
-    try await reportingFailures {
-        let opened = try await openStore(option, creating: creating, readOnly: readOnly)
-        do {
-            try await body(opened)
-            await opened.close()
-        } catch let failure as FileFailure {
-            await opened.close()
-            throw failure
-        } catch let exit as ExitCode {
-            await opened.close()
-            throw exit
-        } catch {
-            await opened.close()
-            throw opened.failure(error)
-        }
+    let opened = try await openStore(option, creating: creating, readOnly: readOnly)
+    do {
+        try await body(opened)
+        await opened.close()
+    } catch let failure as FileFailure {
+        await opened.close()
+        throw failure
+    } catch let exit as ExitCode {
+        await opened.close()
+        throw exit
+    } catch {
+        await opened.close()
+        throw opened.failure(error)
     }
 }

@@ -86,10 +86,8 @@ struct DBPut: AsyncParsableCommand {
     @Flag(help: "Replace a stored document even if its major version is newer than the file's.") var force = false
 
     func run() async throws {
-        try await reportingFailures {
-            let envelope = try readEnvelope()
-            try await withStore(store, creating: true) { opened in try await put(envelope, in: opened.store) }
-        }
+        let envelope = try readEnvelope()
+        try await withStore(store, creating: true) { opened in try await put(envelope, in: opened.store) }
     }
 
     /// The file's envelope, checked; without the key a file `db export` wrote may carry, as `put` stores it
