@@ -131,7 +131,7 @@ let package = Package(
         // can depend on it; never part of a product.
         .target(
             name: "HangarTestSupport",
-            dependencies: ["Hangar", "PropertyList"],
+            dependencies: ["Hangar", "PropertyList", "CSQLite"],
             path: "Tests/HangarTestSupport",
             swiftSettings: strictSettings
         ),

@@ -1,7 +1,7 @@
+import CSQLite
 import Foundation
+public import Hangar
 public import PropertyList
-
-@testable public import Hangar
 
 /// Store files to damage, and the damage: a store of a few hundred documents in several collections, with
 /// history, an index and a change feed; the roles of its pages (SQLite's `dbstat`); bytes overwritten in a
@@ -83,13 +83,27 @@ public enum DamagedStores {
     /// The pages of the file at `path` by the table or index that holds them, and the kind of each page
     /// (`leaf`, `internal`, `overflow`), from SQLite's `dbstat` table.
     public static func pages(of path: String) throws -> [(name: String, page: Int, kind: String)] {
-        let connection = try SQLiteConnection(path: path, mode: .readOnly, busyTimeout: 1_000)
-        let statement = try connection.cachedStatement("SELECT name, pageno, pagetype FROM dbstat ORDER BY pageno")
-        var pages: [(String, Int, String)] = []
-        while try statement.step() {
-            pages.append((statement.text(at: 0), Int(statement.int64(at: 1)), statement.text(at: 2)))
+        var database: OpaquePointer?
+        defer { sqlite3_close_v2(database) }
+        guard sqlite3_open_v2(path, &database, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else {
+            throw HangarError(.io, "cannot open \(path) to list its pages")
         }
-        statement.reset()
+        var statement: OpaquePointer?
+        defer { sqlite3_finalize(statement) }
+        let sql = "SELECT name, pageno, pagetype FROM dbstat ORDER BY pageno"
+        guard sqlite3_prepare_v2(database, sql, -1, &statement, nil) == SQLITE_OK else {
+            throw HangarError(.database, "this SQLite has no dbstat table")
+        }
+        func text(_ column: Int32) -> String {
+            sqlite3_column_text(statement, column).map { String(cString: $0) } ?? ""
+        }
+        var pages: [(String, Int, String)] = []
+        var result = sqlite3_step(statement)
+        while result == SQLITE_ROW {
+            pages.append((text(0), Int(sqlite3_column_int64(statement, 1)), text(2)))
+            result = sqlite3_step(statement)
+        }
+        guard result == SQLITE_DONE else { throw HangarError(.database, "listing the pages of \(path) failed") }
         return pages
     }
 
