@@ -22,6 +22,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.21.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.5.0"),
     ],
     targets: [
         // Layer 1: the value model and the codecs. Standard library only.
@@ -38,7 +40,11 @@ let package = Package(
         // Layer 2: models, documents, migrations, the store.
         .target(
             name: "Hangar",
-            dependencies: ["PropertyList", "CSQLite"],
+            dependencies: [
+                "PropertyList", "CSQLite",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
             swiftSettings: strictSettings
         ),
         // Layer 2, second engine: the store on PostgreSQL (issue 13). Only this target and its tests see postgres-nio.
@@ -89,7 +95,7 @@ let package = Package(
         // can depend on it; never part of a product.
         .target(
             name: "HangarTestSupport",
-            dependencies: ["Hangar", "PropertyList"],
+            dependencies: ["Hangar", "PropertyList", .product(name: "Logging", package: "swift-log")],
             path: "Tests/HangarTestSupport",
             swiftSettings: strictSettings
         ),
@@ -122,6 +128,9 @@ let package = Package(
                 "Hangar", "PropertyList", "PilotModels", "HangarTestSupport", "StoreBehaviour", "hangar-stress",
                 // Only for the README's PostgreSQL quick start (Examples/QuickStartTests.swift).
                 "HangarPostgres",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: strictSettings
         ),
@@ -143,6 +152,8 @@ let package = Package(
                 "PropertyList",
                 "HangarTestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: strictSettings
         ),
