@@ -106,7 +106,7 @@ package final class PostgresEngine: Sendable {
             instruments.count("hangar_connection_lost_total")
             instruments.logger.warning("Connection lost", metadata: metadata)
         case .serializationFailure:
-            instruments.count("hangar_contention_total")
+            instruments.count("hangar_transaction_give_ups_total")
             instruments.logger.warning("Transaction gave up after repeated serialization failures", metadata: metadata)
         default:
             break

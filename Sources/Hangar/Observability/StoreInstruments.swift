@@ -28,7 +28,15 @@ package final class StoreInstruments: Sendable {
     private let slowThreshold: Duration
     private let readDuration: CoreMetrics.Timer?
     private let writeDuration: CoreMetrics.Timer?
-    private let counters = Mutex<[String: Counter]>([:])
+    private let counters = Mutex<[CounterKey: Counter]>([:])
+
+    /// A counter's label and dimensions, the key it is kept under (hashed as it is: nothing joined per call).
+    private struct CounterKey: Hashable {
+        let label: String
+        let collection: String?
+        let dimension: String?
+        let value: String?
+    }
 
     /// The instruments of a store on `engine`, as `observability` says.
     package init(engine: String, observability: StoreObservability) {
@@ -54,16 +62,17 @@ package final class StoreInstruments: Sendable {
 
     // MARK: Counting
 
-    /// Adds one to the counter `label`, with the `engine` dimension and `collection` when given. The
-    /// counter is made on first use and kept.
-    package func count(_ label: String, collection: String? = nil, reason: String? = nil) {
+    /// Adds one to the counter `label`, with the `engine` dimension, `collection` when given, and one more
+    /// dimension when given (each label always has the same dimensions). The counter is made on first use
+    /// and kept.
+    package func count(_ label: String, collection: String? = nil, _ dimension: (name: String, value: String)? = nil) {
         guard measures else { return }
-        let id = label + "\u{0}" + (collection ?? "") + "\u{0}" + (reason ?? "")
+        let id = CounterKey(label: label, collection: collection, dimension: dimension?.name, value: dimension?.value)
         let counter = counters.withLock { counters in
             if let counter = counters[id] { return counter }
             var dimensions = [("engine", engine)]
             if let collection { dimensions.append(("collection", collection)) }
-            if let reason { dimensions.append(("reason", reason)) }
+            if let dimension { dimensions.append((dimension.name, dimension.value)) }
             let counter = Counter(label: label, dimensions: dimensions, factory: factory)
             counters[id] = counter
             return counter
@@ -83,7 +92,7 @@ package final class StoreInstruments: Sendable {
                 .recordNanoseconds(seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000)
         }
         guard duration > slowThreshold else { return }
-        count("hangar_slow_transactions_total", reason: kind.rawValue)
+        count("hangar_slow_transactions_total", ("kind", kind.rawValue))
         logger.warning(
             "Slow transaction",
             metadata: ["kind": .string(kind.rawValue), "duration_ms": .stringConvertible(Self.milliseconds(duration))])
@@ -94,7 +103,7 @@ package final class StoreInstruments: Sendable {
     package func retrying(
         attempt: Int, reason: String, error: HangarError, collection: String? = nil, key: String? = nil
     ) {
-        count("hangar_transaction_retries_total", reason: reason)
+        count("hangar_transaction_retries_total", ("reason", reason))
         var metadata: Logger.Metadata = [
             "attempt": .stringConvertible(attempt), "code": .string(error.code.description), "reason": .string(reason),
         ]

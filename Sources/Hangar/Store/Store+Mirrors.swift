@@ -182,7 +182,7 @@ extension Store {
     }
 
     private func reportMirrorFailure(_ error: HangarError) {
-        instruments.count("hangar_mirror_failures_total", collection: error.collection)
+        instruments.count("hangar_mirror_failures_total", collection: error.collection ?? "")
         var metadata: Logger.Metadata = ["code": .string(error.code.description), "path": .string(path)]
         if let collection = error.collection { metadata["collection"] = .string(collection) }
         if let key = error.key { metadata["key"] = .string(key) }
