@@ -48,7 +48,11 @@ let package = Package(
         // Layer 2: models, documents, migrations, the store.
         .target(
             name: "Hangar",
-            dependencies: ["PropertyList", "CSQLite"],
+            dependencies: [
+                "PropertyList", "CSQLite",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
             swiftSettings: strictSettings
         ),
         // Layer 2, second engine: the store on PostgreSQL (issue 13). Only this target and its tests see postgres-nio.
@@ -131,7 +135,9 @@ let package = Package(
         // can depend on it; never part of a product.
         .target(
             name: "HangarTestSupport",
-            dependencies: ["Hangar", "PropertyList", "CSQLite"],
+            dependencies: [
+                "Hangar", "PropertyList", "CSQLite", .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/HangarTestSupport",
             swiftSettings: strictSettings
         ),
@@ -172,6 +178,9 @@ let package = Package(
                 "HangarFaultVFS",
                 // Only for the README's PostgreSQL quick start (Examples/QuickStartTests.swift).
                 "HangarPostgres",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: strictSettings
         ),
@@ -193,6 +202,8 @@ let package = Package(
                 "PropertyList",
                 "HangarTestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: strictSettings
         ),

@@ -36,6 +36,13 @@ extension PostgresEngine {
                 var binds = PostgresBindings()
                 binds.append(current)
                 try await transaction.execute(sql.setSchemaVersion, binds)
+                // Version 0: the tables were just created.
+                instruments.logger.log(
+                    level: version == 0 ? .info : .notice, version == 0 ? "Store created" : "Store schema upgraded",
+                    metadata: [
+                        "schema": .string(sql.schema), "from_version": .stringConvertible(version),
+                        "schema_version": .stringConvertible(current),
+                    ])
             }
         } catch {
             throw HangarError.postgres(error, sql: nil, phase: .statement)

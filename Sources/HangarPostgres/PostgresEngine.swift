@@ -21,7 +21,10 @@ package final class PostgresEngine: Sendable {
     /// The pool.
     package let client: PostgresClient
     private let runner: Task<Void, Never>
+    /// postgres-nio's own logger: kept quiet (its records may hold statements' bound values).
     let logger: Logger
+    /// Where the store logs and what it measures with (``Hangar/StoreConfiguration/observability``).
+    package let instruments: StoreInstruments
 
     /// Starts a client for `configuration` (no connection is made until the first transaction).
     ///
@@ -33,6 +36,7 @@ package final class PostgresEngine: Sendable {
         self.configuration = configuration
         self.sql = PostgresStoreSQL(schema: configuration.schema)
         self.logger = logger
+        instruments = StoreInstruments(engine: "postgres", observability: configuration.store.observability)
         let client = PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
         self.client = client
         runner = Task { await client.run() }
@@ -68,6 +72,8 @@ package final class PostgresEngine: Sendable {
         isolation: isolated (any Actor)? = #isolation,
         _ body: (PostgresTransaction) async throws -> sending Result
     ) async throws -> sending Result {
+        let start = ContinuousClock.now
+        defer { instruments.finished(options.readOnly ? .read : .write, since: start) }
         var attempt = 1
         while true {
             do {
@@ -76,9 +82,34 @@ package final class PostgresEngine: Sendable {
                 where error.code == .serializationFailure && attempt < options.maximumAttempts
             {
                 attempt += 1
+                instruments.retrying(attempt: attempt, reason: "serialization", error: error)
                 // A little random wait, so two transactions that collided do not collide again at once.
                 try await Task.sleep(for: .milliseconds(Int.random(in: 1...(5 * attempt))))
+            } catch let error as HangarError {
+                report(error, attempts: attempt)
+                throw error
             }
+        }
+    }
+
+    /// Logs a transaction's failure an operator must hear of: the connection lost (warning), the outcome of a
+    /// `COMMIT` unknown (error), every attempt lost to concurrent transactions (warning).
+    private func report(_ error: HangarError, attempts: Int) {
+        let metadata: Logger.Metadata = [
+            "code": .string(error.code.description), "attempt": .stringConvertible(attempts),
+        ]
+        switch error.code {
+        case .outcomeUnknown:
+            instruments.count("hangar_outcome_unknown_total")
+            instruments.logger.error("Connection lost during COMMIT: outcome unknown", metadata: metadata)
+        case .connectionLost:
+            instruments.count("hangar_connection_lost_total")
+            instruments.logger.warning("Connection lost", metadata: metadata)
+        case .serializationFailure:
+            instruments.count("hangar_transaction_give_ups_total")
+            instruments.logger.warning("Transaction gave up after repeated serialization failures", metadata: metadata)
+        default:
+            break
         }
     }
 

@@ -49,7 +49,8 @@ extension PostgresWriteTransaction {
             rebuildAll: false)
         for name in toDrop { try await dropIndex(name, in: collection) }
         guard !toBuild.isEmpty else { return }
-        for stored in try await documents(in: collection) {
+        let documents = try await documents(in: collection)
+        for stored in documents {
             // A document whose bytes cannot be decoded has nothing to index (every read of it reports it).
             guard let content = (try? stored.envelope())?.dictionaryValue else { continue }
             for entry in DocumentRules.indexEntries(content, toBuild) {
@@ -67,6 +68,7 @@ extension PostgresWriteTransaction {
                 sql.indexes.recordBuiltIndex, binds(collection, index.name, index.fingerprint))
         }
         indexesBuiltByCollection[collection] = nil
+        store.engine.instruments.indexesBuilt(toBuild.map(\.name), collection: collection, documents: documents.count)
     }
 }
 

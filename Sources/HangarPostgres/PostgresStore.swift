@@ -1,4 +1,5 @@
 public import Hangar
+import Logging
 import PostgresNIO
 
 /// A Hangar document store in a PostgreSQL database: the same documents, revisions, history, indexes and change
@@ -36,9 +37,12 @@ public final class PostgresStore: DocumentStore {
                 "Mirror folders are a feature of the SQLite store (a local disk); follow the change feed instead",
                 collection: collection)
         }
-        self.configuration = configuration.store
         postgresConfiguration = configuration
-        engine = try PostgresEngine(configuration: configuration)
+        let engine = try PostgresEngine(configuration: configuration)
+        var store = configuration.store
+        store.instruments = engine.instruments
+        self.configuration = store
+        self.engine = engine
         do {
             try await engine.prepareSchema()
             try await reconcileIndexes()
@@ -46,6 +50,12 @@ public final class PostgresStore: DocumentStore {
             await engine.close()
             throw error
         }
+        engine.instruments.logger.info(
+            "Store opened",
+            metadata: [
+                "database": .string(configuration.endpointDescription), "schema": .string(configuration.schema),
+                "schema_version": .stringConvertible(engine.sql.currentVersion),
+            ])
     }
 
     /// Opens the store at a `postgres://user:password@host:port/database` URL (in `schema`, default `hangar`).
@@ -58,6 +68,12 @@ public final class PostgresStore: DocumentStore {
     /// Closes the store's connections; transactions started afterwards fail.
     public func close() async {
         await engine.close()
+        engine.instruments.logger.info(
+            "Store closed",
+            metadata: [
+                "database": .string(postgresConfiguration.endpointDescription),
+                "schema": .string(postgresConfiguration.schema),
+            ])
     }
 
     // MARK: Transactions

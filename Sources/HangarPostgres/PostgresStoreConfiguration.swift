@@ -1,5 +1,6 @@
 import Foundation
 public import Hangar
+public import Logging
 public import PostgresNIO
 
 /// How a store on PostgreSQL is opened: the server and how to connect to it, the schema its tables live in,
@@ -33,6 +34,27 @@ public struct PostgresStoreConfiguration: Sendable {
     /// The Hangar configuration: the registry, the collections' options, the change feed's retention. Its
     /// SQLite settings (synchronous, busy timeout, readers) do not apply.
     public var store: StoreConfiguration
+
+    /// Where the store logs (``Hangar/StoreConfiguration/logger``, in ``store``): a logger that drops every
+    /// record by default. postgres-nio's own logging stays off (its records may hold statements' values).
+    public var logger: Logger {
+        get { store.observability.logger }
+        set { store.observability.logger = newValue }
+    }
+
+    /// Where the store logs, what it measures with and when a transaction is slow
+    /// (``Hangar/StoreConfiguration/observability``, in ``store``).
+    public var observability: StoreObservability {
+        get { store.observability }
+        set { store.observability = newValue }
+    }
+
+    /// `user@host:port/database` (or the socket path for the host), never the password: how log records
+    /// name the server.
+    public var endpointDescription: String {
+        let place = client.unixSocketPath ?? "\(client.host ?? "localhost"):\(client.port ?? 5432)"
+        return "\(client.username)@\(place)/\(client.database ?? client.username)"
+    }
 
     /// The default schema name.
     public static let defaultSchema = "hangar"

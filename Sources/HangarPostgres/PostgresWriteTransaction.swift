@@ -74,7 +74,9 @@ public final class PostgresWriteTransaction: PostgresReadTransaction, DocumentWr
         try DocumentRules.checkName(collection, what: "collection")
         try DocumentRules.checkName(key, what: "key")
         let current = try await lockCurrentRow(collection: collection, key: key)
-        try DocumentRules.checkExpected(expectedRevision, actual: current?.revision, collection: collection, key: key)
+        try DocumentRules.checkDelete(
+            expectedRevision, actual: current?.revision, collection: collection, key: key,
+            instruments: store.engine.instruments)
         guard let current else { return false }
         try await moveCurrentToHistory(collection: collection, key: key)
         transaction.changes.record(
@@ -106,7 +108,8 @@ public final class PostgresWriteTransaction: PostgresReadTransaction, DocumentWr
         let prepared = try DocumentRules.prepareWrite(
             envelope, current: current.map { ($0.revision, $0.version) }, expectedRevision: expectedRevision,
             readableMajor: readableMajor, overwritingNewerMajor: overwritingNewerMajor,
-            indexes: configuration.options(for: collection).indexes, collection: collection, key: key)
+            indexes: configuration.options(for: collection).indexes, collection: collection, key: key,
+            instruments: store.engine.instruments)
         // Checked for unique values before anything is written: a duplicate writes nothing.
         for entry in prepared.indexEntries where entry.unique {
             try await checkUnique(entry.name, entry.value, collection: collection, key: key)

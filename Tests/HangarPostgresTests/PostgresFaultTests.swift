@@ -1,6 +1,7 @@
 import Foundation
 import Hangar
 import HangarTestSupport
+import Logging
 import PostgresNIO
 import PropertyList
 import Testing
@@ -25,8 +26,10 @@ import Testing
         }
     }
 
-    /// A store on a fresh schema whose sessions are named `applicationName`.
-    static func openStore(_ label: String, applicationName: String) async throws -> PostgresStore {
+    /// A store on a fresh schema whose sessions are named `applicationName`, logging to `logger` when given.
+    static func openStore(_ label: String, applicationName: String, logger: Logger? = nil) async throws
+        -> PostgresStore
+    {
         let url = postgresURL(
             try TestPostgres.requireURL(), schema: TestPostgres.uniqueSchemaName(label),
             applicationName: applicationName)
@@ -34,6 +37,7 @@ import Testing
         configuration.poolSize = 4
         configuration.connectTimeout = .seconds(5)
         configuration.acquireTimeout = .seconds(10)
+        if let logger { configuration.logger = logger }
         return try await PostgresStore(configuration: configuration)
     }
 
@@ -95,7 +99,8 @@ import Testing
     /// again with the expected revision settles it (here: it had not committed, so the retry saves it).
     @Test func aConnectionLostDuringCommitIsOutcomeUnknownAndARetryResolvesIt() async throws {
         let name = uniqueApplicationName("commit")
-        let store = try await Self.openStore("commit", applicationName: name)
+        let recorder = LogRecorder()
+        let store = try await Self.openStore("commit", applicationName: name, logger: recorder.logger)
         let schema = store.postgresConfiguration.schema
         let admin = try PostgresEngine(configuration: try testConfiguration("commitadmin"))
         let first = faultEnvelope(writer: "c", number: 1, key: "slow", revision: 1)
@@ -140,6 +145,10 @@ import Testing
         let error = await outcome
         #expect(terminated == 1)
         #expect(error?.code == .outcomeUnknown, "\(String(describing: error))")
+        // Logged as an error, with its code: the operator hears of a write that may or may not be stored.
+        let unknown = recorder.records("Connection lost during COMMIT: outcome unknown")
+        #expect(unknown.count == 1 && unknown.first?.level == .error)
+        #expect(unknown.first?.metadata["code"] == HangarError.Code.outcomeUnknown.description)
         try await admin.withTransaction(.write) { transaction in
             try await transaction.execute("DROP TRIGGER slow_commit ON \(schema).documents")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 package import PropertyList
 
 /// The rules of reading and saving documents that do not depend on the engine: every engine's transactions
@@ -7,8 +8,35 @@ package import PropertyList
 package enum DocumentRules {
     // MARK: Reading
 
-    /// Decodes a stored document as a `Document`, migrating it in memory when it is older.
+    /// Decodes a stored document as a `Document`, migrating it in memory when it is older. Counts the load
+    /// and any migration, and logs a document that cannot be read (unless `reportingFailure` is false: the
+    /// caller quarantines it, ``quarantine(_:error:configuration:)``, which reports it).
     package static func decode<Document: VersionedDocument>(
+        _ stored: StoredDocument, as type: Document.Type, configuration: StoreConfiguration,
+        reportingFailure: Bool = true
+    ) throws(HangarError) -> Loaded<Document> {
+        let instruments = configuration.instruments
+        let loaded: Loaded<Document>
+        do {
+            loaded = try decoded(stored, as: type, configuration: configuration)
+        } catch {
+            if reportingFailure {
+                instruments?.unreadable(
+                    collection: stored.collection, key: stored.key, error: error, quarantined: false)
+            }
+            throw error
+        }
+        guard let instruments else { return loaded }
+        instruments.count("hangar_loads_total", collection: stored.collection)
+        if loaded.wasMigrated {
+            instruments.migrated(
+                collection: stored.collection, key: stored.key, from: loaded.storedVersion,
+                to: Document.format.current)
+        }
+        return loaded
+    }
+
+    private static func decoded<Document: VersionedDocument>(
         _ stored: StoredDocument, as _: Document.Type, configuration: StoreConfiguration
     ) throws(HangarError) -> Loaded<Document> {
         let envelope = try stored.envelope()
@@ -45,13 +73,40 @@ package enum DocumentRules {
         var batch = DocumentBatch<Document>(loaded: [], quarantined: [])
         for document in stored {
             do {
-                batch.loaded.append(try decode(document, as: type, configuration: configuration))
+                batch.loaded.append(
+                    try decode(document, as: type, configuration: configuration, reportingFailure: false))
             } catch {
                 batch.quarantined.append(
-                    QuarantinedDocument(collection: document.collection, key: document.key, error: error))
+                    quarantine(document.collection, key: document.key, error: error, configuration: configuration))
             }
         }
         return batch
+    }
+
+    /// A document set aside, with why, by a batch read or an upgrade: counted and logged (its collection,
+    /// key and error code, never its content).
+    package static func quarantine(
+        _ collection: String, key: String, error: HangarError, configuration: StoreConfiguration
+    ) -> QuarantinedDocument {
+        configuration.instruments?.unreadable(collection: collection, key: key, error: error, quarantined: true)
+        return QuarantinedDocument(collection: collection, key: key, error: error)
+    }
+
+    /// Logs a finished (or stopped) bulk upgrade of `collection`: how many documents it upgraded and
+    /// quarantined, how many are newer, and how long it took.
+    package static func upgraded(
+        _ report: UpgradeReport, collection: String, since start: ContinuousClock.Instant,
+        configuration: StoreConfiguration
+    ) {
+        guard let instruments = configuration.instruments else { return }
+        instruments.logger.info(
+            "Collection upgraded",
+            metadata: [
+                "collection": .string(collection), "upgraded": .stringConvertible(report.upgraded.count),
+                "quarantined": .stringConvertible(report.quarantined.count),
+                "newer": .stringConvertible(report.newer.count),
+                "duration_ms": .stringConvertible(StoreInstruments.milliseconds(ContinuousClock.now - start)),
+            ])
     }
 
     // MARK: Saving a model
@@ -174,11 +229,12 @@ package enum DocumentRules {
     package static func prepareWrite(
         _ envelope: PropertyList, current: (revision: Int, version: DocumentVersion)?, expectedRevision: Int?,
         readableMajor: Int?, overwritingNewerMajor: Bool, indexes: [IndexDefinition], collection: String,
-        key: String
+        key: String, instruments: StoreInstruments?
     ) throws(HangarError) -> PreparedWrite {
         try checkName(collection, what: "collection")
         try checkName(key, what: "key")
-        try checkExpected(expectedRevision, actual: current?.revision, collection: collection, key: key)
+        try checkExpected(
+            expectedRevision, actual: current?.revision, collection: collection, key: key, instruments: instruments)
         if let current, let readableMajor, current.version.major > readableMajor, !overwritingNewerMajor {
             throw HangarError(
                 .newerMajor,
@@ -194,6 +250,7 @@ package enum DocumentRules {
                 .invalidDocument, "The document cannot be encoded", collection: collection, key: key, underlying: error)
         }
         let content = envelope.dictionaryValue ?? [:]
+        instruments?.count("hangar_saves_total", collection: collection)
         return PreparedWrite(
             body: body, classTag: content["class"]?.stringValue, indexEntries: indexEntries(content, indexes))
     }
@@ -237,12 +294,13 @@ package enum DocumentRules {
     }
 
     /// Throws ``HangarError/conflict`` unless the stored revision (`actual`, nil or 0 for none) is `expected`.
-    package static func checkExpected(_ expected: Int?, actual: Int?, collection: String, key: String)
-        throws(HangarError)
-    {
+    package static func checkExpected(
+        _ expected: Int?, actual: Int?, collection: String, key: String, instruments: StoreInstruments?
+    ) throws(HangarError) {
         guard let expected else { return }
         let actual = actual ?? 0
         guard expected == actual else {
+            instruments?.conflict(collection: collection, key: key)
             throw HangarError(
                 .conflict,
                 "Expected revision \(expected), but the stored revision is \(actual); nothing was written",
@@ -254,6 +312,15 @@ package enum DocumentRules {
     /// 32 ms), so writers that collided do not collide again in step and a loser gets its turn under load.
     package static func retryDelayMicroseconds(afterAttempt attempt: Int) -> Int {
         Int.random(in: 0...(250 << min(attempt, 7)))
+    }
+
+    /// Checks a delete against the stored revision (`actual`, nil when there is none) as
+    /// ``checkExpected(_:actual:collection:key:instruments:)`` does; counts it when there is a document to delete.
+    package static func checkDelete(
+        _ expected: Int?, actual: Int?, collection: String, key: String, instruments: StoreInstruments?
+    ) throws(HangarError) {
+        try checkExpected(expected, actual: actual, collection: collection, key: key, instruments: instruments)
+        if actual != nil { instruments?.count("hangar_deletes_total", collection: collection) }
     }
 
     /// The error an update gets when every one of its `attempts` met a conflict.

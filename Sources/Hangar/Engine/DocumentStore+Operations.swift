@@ -49,11 +49,14 @@ extension DocumentStore {
                 return try await write { transaction in
                     try await transaction.save(changed, key: key, in: collection, expectedRevision: loaded.revision)
                 }
-            } catch HangarError.conflict {
+            } catch let error as HangarError where error.code == .conflict {
                 guard attempt < attempts else { break }
+                configuration.instruments?.retrying(
+                    attempt: attempt + 1, reason: "conflict", error: error, collection: collection, key: key)
                 try await Task.sleep(for: .microseconds(DocumentRules.retryDelayMicroseconds(afterAttempt: attempt)))
             }
         }
+        configuration.instruments?.gaveUp(attempts: attempts, collection: collection, key: key)
         throw DocumentRules.contention(attempts: attempts, collection: collection, key: key)
     }
 
@@ -82,19 +85,25 @@ extension DocumentStore {
             )
         }
         var report = UpgradeReport(newer: newer)
+        let began = ContinuousClock.now
+        defer { DocumentRules.upgraded(report, collection: collection, since: began, configuration: configuration) }
         var start = 0
         while start < stale.count {
             let batch = Array(stale[start..<min(start + max(1, batchSize), stale.count)])
+            let configuration = configuration
             let (upgraded, quarantined) = try await write { transaction in
                 var upgraded: [String] = []
                 var quarantined: [QuarantinedDocument] = []
                 for key in batch {
                     do throws(HangarError) {
-                        if try await Self.upgradeOne(type, key: key, in: collection, transaction) {
+                        if try await Self.upgradeOne(
+                            type, key: key, in: collection, transaction, configuration: configuration)
+                        {
                             upgraded.append(key)
                         }
                     } catch {
-                        quarantined.append(QuarantinedDocument(collection: collection, key: key, error: error))
+                        quarantined.append(
+                            DocumentRules.quarantine(collection, key: key, error: error, configuration: configuration))
                     }
                 }
                 return (upgraded, quarantined)
@@ -109,13 +118,15 @@ extension DocumentStore {
 
     /// Upgrades one document if it is still stale; returns whether this call saved it.
     private static func upgradeOne<Document: VersionedDocument>(
-        _ type: Document.Type, key: String, in collection: String, _ transaction: Writer
+        _ type: Document.Type, key: String, in collection: String, _ transaction: Writer,
+        configuration: StoreConfiguration
     ) async throws(HangarError) -> Bool {
         // A conflict means another writer saved it after it was read: read it again (a few times at most).
         for attempt in 1...upgradeAttempts {
-            guard let loaded = try await transaction.load(type, key: key, in: collection), loaded.wasMigrated else {
-                return false
-            }
+            guard let stored = try await transaction.document(in: collection, key: key) else { return false }
+            let loaded = try DocumentRules.decode(
+                stored, as: type, configuration: configuration, reportingFailure: false)
+            guard loaded.wasMigrated else { return false }
             do {
                 try await transaction.save(loaded.value, key: key, in: collection, expectedRevision: loaded.revision)
                 return true

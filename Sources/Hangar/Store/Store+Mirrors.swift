@@ -1,4 +1,5 @@
 public import Foundation
+import Logging
 
 /// A collection's mirror folder: a follower of the change feed with a cursor kept in the store
 /// (`mirror_cursors`), caught up after every commit that changes the collection, on
@@ -153,8 +154,9 @@ extension Store {
     }
 
     /// Catches `mirrors` up after a commit. Never throws: the data is committed. A file that cannot be
-    /// written is recorded (``mirrorFailures()``), reported (``StoreConfiguration/mirrorFailureHandler`` or a
-    /// line on standard error) and retried by later passes.
+    /// written is recorded (``mirrorFailures()``), logged as a warning, reported
+    /// (``StoreConfiguration/mirrorFailureHandler``, or a line on standard error when neither a handler nor a
+    /// logger is set) and retried by later passes.
     func writeMirrors(_ mirrors: [PendingMirror]) {
         for mirror in mirrors {
             do {
@@ -183,9 +185,15 @@ extension Store {
     }
 
     private func reportMirrorFailure(_ error: HangarError) {
+        instruments.count("hangar_mirror_failures_total", collection: error.collection ?? "")
+        var metadata: Logger.Metadata = ["code": .string(error.code.description), "path": .string(path)]
+        if let collection = error.collection { metadata["collection"] = .string(collection) }
+        if let key = error.key { metadata["key"] = .string(key) }
+        if let file = error.file { metadata["file"] = .string(file) }
+        instruments.logger.warning("Mirror file not written", metadata: metadata)
         if let handler = configuration.mirrorFailureHandler {
             handler(error)
-        } else {
+        } else if configuration.observability.isLoggerSilent {
             let line = "hangar: \(error.file.map { "\($0): " } ?? "")\(error) (store \(path))\n"
             FileHandle.standardError.write(Data(line.utf8))
         }

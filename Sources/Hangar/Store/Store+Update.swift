@@ -29,11 +29,14 @@ extension Store {
                 return try write { transaction in
                     try transaction.save(value, key: key, in: collection, expectedRevision: loaded.revision)
                 }
-            } catch HangarError.conflict {
+            } catch let error as HangarError where error.code == .conflict {
                 guard attempt < attempts else { break }
+                instruments.retrying(
+                    attempt: attempt + 1, reason: "conflict", error: error, collection: collection, key: key)
                 usleep(UInt32(DocumentRules.retryDelayMicroseconds(afterAttempt: attempt)))
             }
         }
+        instruments.gaveUp(attempts: attempts, collection: collection, key: key)
         throw DocumentRules.contention(attempts: attempts, collection: collection, key: key)
     }
 }

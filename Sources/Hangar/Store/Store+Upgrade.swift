@@ -40,6 +40,8 @@ extension Store {
             )
         }
         var report = UpgradeReport(newer: newer)
+        let began = ContinuousClock.now
+        defer { DocumentRules.upgraded(report, collection: collection, since: began, configuration: configuration) }
         var start = 0
         while start < stale.count {
             let batch = stale[start..<min(start + max(1, batchSize), stale.count)]
@@ -48,12 +50,15 @@ extension Store {
                 var quarantined: [QuarantinedDocument] = []
                 for key in batch {
                     do throws(HangarError) {
-                        guard let loaded = try transaction.load(type, key: key, in: collection) else { continue }
+                        guard let stored = try transaction.document(in: collection, key: key) else { continue }
+                        let loaded = try DocumentRules.decode(
+                            stored, as: type, configuration: configuration, reportingFailure: false)
                         guard loaded.wasMigrated else { continue }
                         try transaction.save(loaded.value, key: key, in: collection, expectedRevision: loaded.revision)
                         upgraded.append(key)
                     } catch {
-                        quarantined.append(QuarantinedDocument(collection: collection, key: key, error: error))
+                        quarantined.append(
+                            DocumentRules.quarantine(collection, key: key, error: error, configuration: configuration))
                     }
                 }
                 return (upgraded, quarantined)

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// A versioned document store in one SQLite file (or in memory).
 ///
@@ -19,6 +20,8 @@ public final class Store: Sendable {
     public let path: String
     /// The configuration the store was opened with.
     public let configuration: StoreConfiguration
+    /// Where the store logs and what it measures with (``StoreConfiguration/observability``).
+    let instruments: StoreInstruments
     private let writer: SerializedConnection
     private let readers: ReaderPool?
     /// Wakes this store's followers (``follow(after:in:)``) when a write commits changes.
@@ -34,7 +37,11 @@ public final class Store: Sendable {
     /// ``HangarError/readOnly`` unless opened `.readOnly`.
     public init(path: String, configuration: StoreConfiguration = StoreConfiguration()) throws(HangarError) {
         self.path = path
-        self.configuration = configuration
+        let instruments = StoreInstruments(engine: "sqlite", observability: configuration.observability)
+        var configured = configuration
+        configured.instruments = instruments
+        self.instruments = instruments
+        self.configuration = configured
         let inMemory = path == ":memory:"
         let readOnly = configuration.access == .readOnly
         // An empty path (SQLite's private temporary database) and a `file:` URI name no file of ours to prepare.
@@ -44,8 +51,15 @@ public final class Store: Sendable {
         let connection = try Self.openConnection(path: path, location: location, configuration: configuration)
         if readOnly {
             try StoreSchema.requireCurrent(connection, path: path)
-        } else {
-            try StoreSchema.migrate(connection, path: path)
+        } else if let upgradedFrom = try StoreSchema.migrate(connection, path: path) {
+            // Version 0 is a new file: its tables were just created.
+            instruments.logger.log(
+                level: upgradedFrom == 0 ? .info : .notice,
+                upgradedFrom == 0 ? "Store created" : "Store schema upgraded",
+                metadata: [
+                    "path": .string(path), "from_version": .stringConvertible(upgradedFrom),
+                    "schema_version": .stringConvertible(StoreSchema.currentVersion),
+                ])
         }
         writer = SerializedConnection(
             connection, lock: inMemory ? WriterLocks.privateLock() : WriterLocks.lock(for: path), label: path)
@@ -60,9 +74,19 @@ public final class Store: Sendable {
                 return reader
             }
         }
+        instruments.logger.info(
+            "Store opened",
+            metadata: [
+                "path": .string(path), "schema_version": .stringConvertible(StoreSchema.currentVersion),
+                "access": .string(readOnly ? "read-only" : "read-write"),
+            ])
         guard !readOnly else { return }
         try reconcileIndexes()
         writeMirrors(mirrorsBehind)
+    }
+
+    deinit {
+        instruments.logger.debug("Store closed", metadata: ["path": .string(path)])
     }
 
     /// A private store in memory, gone when released (for tests and caches).
@@ -148,7 +172,9 @@ public final class Store: Sendable {
     private func perform<Result>(_ body: (WriteTransaction) throws -> Result, on connection: SQLiteConnection) throws
         -> (Result, [PendingMirror])
     {
-        try Self.$writingStores.withValue(Self.writingStores.union([writer.lockID])) {
+        let start = ContinuousClock.now
+        defer { instruments.finished(.write, since: start) }
+        return try Self.$writingStores.withValue(Self.writingStores.union([writer.lockID])) {
             let transaction = WriteTransaction(connection: connection, store: self)
             defer { transaction.invalidate() }
             do throws(TransactionFailure<any Error>) {
@@ -234,7 +260,9 @@ public final class Store: Sendable {
     private func performAsync<Result>(
         _ body: (WriteTransaction) async throws -> Result, on connection: SQLiteConnection
     ) async throws -> (Result, [PendingMirror]) {
-        try await Self.$writingStores.withValue(Self.writingStores.union([writer.lockID])) {
+        let start = ContinuousClock.now
+        defer { instruments.finished(.write, since: start) }
+        return try await Self.$writingStores.withValue(Self.writingStores.union([writer.lockID])) {
             try await Self.$asyncWrites.withValue(Self.asyncWrites.union([Self.taskWrite(writer.lockID)])) {
                 let transaction = WriteTransaction(connection: connection, store: self)
                 defer { transaction.invalidate() }
@@ -255,7 +283,11 @@ public final class Store: Sendable {
     private static func run<Transaction: ReadTransaction, Result>(
         _ transaction: Transaction, on connection: SQLiteConnection, _ body: (Transaction) async throws -> Result
     ) async throws -> Result {
-        defer { transaction.invalidate() }
+        let start = ContinuousClock.now
+        defer {
+            transaction.invalidate()
+            transaction.store.instruments.finished(.read, since: start)
+        }
         do throws(TransactionFailure<any Error>) {
             return try await connection.transaction(immediate: false) { try await body(transaction) }
         } catch {
@@ -266,7 +298,11 @@ public final class Store: Sendable {
     private static func run<Transaction: ReadTransaction, Result>(
         _ transaction: Transaction, on connection: SQLiteConnection, _ body: (Transaction) throws -> Result
     ) throws -> Result {
-        defer { transaction.invalidate() }
+        let start = ContinuousClock.now
+        defer {
+            transaction.invalidate()
+            transaction.store.instruments.finished(.read, since: start)
+        }
         do throws(TransactionFailure<any Error>) {
             return try connection.transaction(immediate: false) { try body(transaction) }
         } catch {

@@ -49,8 +49,9 @@ public struct StoreConfiguration: Sendable {
     /// Told how index building goes when the store opens with indexes it has not built yet. It is called
     /// inside the opening transaction: it must not use the store.
     public var indexProgress: (@Sendable (IndexBuildProgress) -> Void)?
-    /// Told when a mirror file could not be written (the save is committed; the store retries later). When
-    /// `nil`, a line goes to standard error.
+    /// Told when a mirror file could not be written (the save is committed; the store retries later). The
+    /// failure is also logged as a warning to ``logger``; when this is `nil` and no logger was set (the default
+    /// logger drops every record), a line goes to standard error instead.
     public var mirrorFailureHandler: (@Sendable (HangarError) -> Void)?
     /// How much of the change feed (``Store/changes(since:in:limit:)``) is kept: by default the last 100,000
     /// changes, none older than 30 days.
@@ -58,6 +59,11 @@ public struct StoreConfiguration: Sendable {
     /// How often a follower (``Store/follow(after:in:)``) looks for commits made through other connections
     /// (other processes, other stores on the file); commits through the same store wake it at once.
     public var followPollInterval: Duration = .milliseconds(75)
+    /// Where the store logs, what it measures with, and when a transaction is slow (<doc:Observability>):
+    /// by default nothing is logged and metrics go to the global `MetricsSystem`.
+    public var observability = StoreObservability()
+    /// The store's log and metrics, set by the store when it opens (with its engine's name).
+    package var instruments: StoreInstruments?
 
     /// The defaults: FULL durability, 5 s busy timeout, 4 readers, an empty registry.
     public init() {}

@@ -111,6 +111,7 @@ extension WriteTransaction {
                 [.text(collection), .text(index.name), .text(index.fingerprint)], collection: collection)
         }
         indexesBuiltByCollection[collection] = nil
+        store.instruments.indexesBuilt(names, collection: collection, documents: keys.count)
     }
 }
 

@@ -178,7 +178,8 @@ package enum StoreSchema {
     }
 
     /// Brings `connection`'s schema up to date in one transaction; refuses a store from a newer Hangar.
-    static func migrate(_ connection: SQLiteConnection, path: String) throws(HangarError) {
+    @discardableResult
+    static func migrate(_ connection: SQLiteConnection, path: String) throws(HangarError) -> Int64? {
         let version: Int64
         do {
             version = try connection.integer("PRAGMA user_version") ?? 0
@@ -191,14 +192,15 @@ package enum StoreSchema {
                 "\(path) has store schema version \(version); this Hangar reads up to \(currentVersion). "
                     + "It was not opened or changed")
         }
-        guard version < currentVersion else { return }
+        guard version < currentVersion else { return nil }
         do {
-            try connection.transaction(immediate: true) { () throws(SQLiteError) in
+            return try connection.transaction(immediate: true) { () throws(SQLiteError) -> Int64? in
                 // Re-read under the write lock: another process may have migrated it meanwhile.
                 let locked = try connection.integer("PRAGMA user_version") ?? 0
-                guard locked < currentVersion else { return }
+                guard locked < currentVersion else { return nil }
                 for step in steps[Int(locked)...] { try connection.execute(step) }
                 try connection.execute("PRAGMA user_version = \(currentVersion)")
+                return locked
             }
         } catch {
             switch error {

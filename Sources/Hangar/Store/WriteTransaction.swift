@@ -93,7 +93,9 @@ public final class WriteTransaction: ReadTransaction {
     public func delete(key: String, in collection: String, expectedRevision: Int? = nil) throws(HangarError) -> Bool {
         checkValid()
         let current = try currentRow(collection: collection, key: key)
-        try DocumentRules.checkExpected(expectedRevision, actual: current?.revision, collection: collection, key: key)
+        try DocumentRules.checkDelete(
+            expectedRevision, actual: current?.revision, collection: collection, key: key,
+            instruments: store.instruments)
         guard let current else { return false }
         try moveCurrentToHistory(collection: collection, key: key)
         // The revision outlives the document (and a history the policy prunes): it is never reused.
@@ -140,7 +142,8 @@ public final class WriteTransaction: ReadTransaction {
         let prepared = try DocumentRules.prepareWrite(
             envelope, current: current.map { ($0.revision, $0.version) }, expectedRevision: expectedRevision,
             readableMajor: readableMajor, overwritingNewerMajor: overwritingNewerMajor,
-            indexes: store.configuration.options(for: collection).indexes, collection: collection, key: key)
+            indexes: store.configuration.options(for: collection).indexes, collection: collection, key: key,
+            instruments: store.instruments)
         let body = prepared.body
         let classTag = prepared.classTag
         // Checked for unique values before anything is written: a duplicate writes nothing.
