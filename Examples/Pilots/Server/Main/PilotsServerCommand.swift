@@ -65,6 +65,7 @@ struct PilotsServerCommand: AsyncParsableCommand {
             if let url {
                 var configuration = try PostgresStoreConfiguration(url: url, schema: schema, store: .pilotsServer())
                 configuration.acquireTimeout = .seconds(5)
+                configuration.logger = logger
                 let store = try await PostgresStore(configuration: configuration)
                 options.engine = "postgresql"
                 options.schemaVersion = Int(PostgresStoreSQL(schema: configuration.schema).currentVersion)
@@ -76,8 +77,10 @@ struct PilotsServerCommand: AsyncParsableCommand {
                 }
                 await store.close()
             } else {
+                var configuration = StoreConfiguration.pilotsServer()
+                configuration.logger = logger
                 let store = try Store(
-                    path: db ?? Store.defaultPath(application: "HangarPilots"), configuration: .pilotsServer())
+                    path: db ?? Store.defaultPath(application: "HangarPilots"), configuration: configuration)
                 options.engine = "sqlite"
                 options.schemaVersion = Int(StoreSchema.currentVersion)
                 try await serve(store, options: options, logger: logger)
