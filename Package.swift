@@ -16,12 +16,15 @@ let package = Package(
         .library(name: "Hangar", targets: ["Hangar"]),
         // The PostgreSQL engine: its own product, so an app that uses only SQLite neither builds nor links postgres-nio.
         .library(name: "HangarPostgres", targets: ["HangarPostgres"]),
+        // Encryption at rest (AES-GCM per document body): its own product, so only apps that encrypt link swift-crypto.
+        .library(name: "HangarEncryption", targets: ["HangarEncryption"]),
         .executable(name: "hangar", targets: ["HangarCLI"]),
         .executable(name: "pilots", targets: ["pilots"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.21.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.0.0"),
     ],
     targets: [
         // Layer 1: the value model and the codecs. Standard library only.
@@ -48,6 +51,16 @@ let package = Package(
                 "Hangar",
                 "PropertyList",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // Encryption at rest: `AESGCMEncryption`, a `DocumentEncryption` on swift-crypto. Only this target (and the
+        // CLI, the benchmarks and the tests) sees swift-crypto.
+        .target(
+            name: "HangarEncryption",
+            dependencies: [
+                "Hangar",
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings
         ),

@@ -17,7 +17,7 @@ public struct HangarError: Error, Sendable, CustomStringConvertible {
             case invalidFormat
             // The store.
             case conflict, notFound, undecodable, invalidDocument, newerSchema, io, invalidName, database
-            case duplicate, reservedKey, contention, unsupportedFileSystem, changesTooOld
+            case duplicate, reservedKey, contention, unsupportedFileSystem, changesTooOld, keyUnavailable
             // A database server (the PostgreSQL engine).
             case connectionLost, outcomeUnknown, timeout, serializationFailure, invalidConfiguration
         }
@@ -93,6 +93,10 @@ public struct HangarError: Error, Sendable, CustomStringConvertible {
         /// Changes were asked for from a sequence the feed no longer keeps (``HangarError/oldestRetainedSequence``
         /// is the first it keeps): reading on would skip changes, so nothing is returned.
         public static let changesTooOld = Code(.changesTooOld)
+        /// A document is sealed with a key the store was not given (``StoreConfiguration/encryption`` is absent,
+        /// or holds other keys; ``HangarError/keyID`` names the key): it is not read, and a save over it, or over
+        /// any other document that key sealed, writes nothing.
+        public static let keyUnavailable = Code(.keyUnavailable)
 
         // MARK: A database server
 
@@ -180,6 +184,8 @@ public struct HangarError: Error, Sendable, CustomStringConvertible {
     public internal(set) var file: String?
     /// The oldest change sequence the store still keeps, for ``Code/changesTooOld``.
     public internal(set) var oldestRetainedSequence: Int?
+    /// The id of the key concerned, for ``Code/keyUnavailable`` (an id derived from the key, never the key).
+    public package(set) var keyID: String?
     /// The message without the values it quotes from a document (`found string` for `found string "12"`),
     /// when it quotes any: what a store or document error shows of a model error it wraps.
     var messageWithoutValues: String?
@@ -305,6 +311,8 @@ extension HangarError {
     public static let unsupportedFileSystem = Code.unsupportedFileSystem
     /// ``Code/changesTooOld``, to match with `catch HangarError.changesTooOld`.
     public static let changesTooOld = Code.changesTooOld
+    /// ``Code/keyUnavailable``, to match with `catch HangarError.keyUnavailable`.
+    public static let keyUnavailable = Code.keyUnavailable
     /// ``Code/connectionLost``, to match with `catch HangarError.connectionLost`.
     public static let connectionLost = Code.connectionLost
     /// ``Code/outcomeUnknown``, to match with `catch HangarError.outcomeUnknown`.

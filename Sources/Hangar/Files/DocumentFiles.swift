@@ -10,7 +10,7 @@ package enum DocumentFiles {
         _ stored: StoredDocument, to path: String, format: PropertyListFormat, carryingKey: Bool
     ) throws(HangarError) {
         guard carryingKey || format != .binary else {
-            try save(stored.body, of: stored, to: path)
+            try save(stored.plaintextBody(), of: stored, to: path)
             return
         }
         guard case .dictionary(var content) = try stored.envelope() else {
@@ -54,9 +54,9 @@ package enum DocumentFiles {
         package let envelope: PropertyList
     }
 
-    package static func readImportFile(_ path: String, collection: String, key explicitKey: String?)
-        throws(HangarError) -> ImportFile
-    {
+    package static func readImportFile(
+        _ path: String, collection: String, key explicitKey: String?, encryption: (any DocumentEncryption)? = nil
+    ) throws(HangarError) -> ImportFile {
         let fileNameKey = StoreFileNames.key(forFileName: (path as NSString).lastPathComponent)
         let bytes: [UInt8]
         do {
@@ -74,6 +74,9 @@ package enum DocumentFiles {
                 HangarError(
                     .invalidDocument, "Not a property list", collection: collection, key: fileNameKey,
                     underlying: error), path)
+        }
+        if let sealed = SealedFile(envelope) {
+            envelope = try sealed.open(encryption: encryption, path: path)
         }
         var carried: String?
         if case .dictionary(var content) = envelope, let value = content[StoreFileNames.keyMetadataKey] {

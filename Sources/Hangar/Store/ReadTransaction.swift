@@ -30,7 +30,7 @@ public class ReadTransaction {
             StoreSQL.document,
             [.text(collection), .text(key)], collection: collection, key: key
         ) { statement in
-            Self.storedDocument(statement, collection: collection, key: key)
+            self.storedDocument(statement, collection: collection, key: key)
         }.first
     }
 
@@ -176,7 +176,7 @@ public class ReadTransaction {
         return try query(
             StoreSQL.documentsOfCollection, [.text(collection)], collection: collection
         ) { statement in
-            Self.storedDocument(statement, collection: collection, key: statement.text(at: 0), firstColumn: 1)
+            self.storedDocument(statement, collection: collection, key: statement.text(at: 0), firstColumn: 1)
         }
     }
 
@@ -224,7 +224,7 @@ public class ReadTransaction {
             StoreSQL.documentRevision, [.text(collection), .text(key), .integer(Int64(revision))],
             collection: collection, key: key
         ) { statement in
-            Self.storedDocument(statement, collection: collection, key: key)
+            self.storedDocument(statement, collection: collection, key: key)
         }.first
     }
 
@@ -255,7 +255,7 @@ public class ReadTransaction {
     }
 
     /// Reads ``StoreSQL/documentColumns`` from `firstColumn` on.
-    static func storedDocument(_ statement: SQLiteStatement, collection: String, key: String, firstColumn: Int32 = 0)
+    func storedDocument(_ statement: SQLiteStatement, collection: String, key: String, firstColumn: Int32 = 0)
         -> StoredDocument
     {
         let c = firstColumn
@@ -265,6 +265,7 @@ public class ReadTransaction {
             classTag: statement.optionalText(at: c + 3),
             createdAt: Date(timeIntervalSince1970: statement.double(at: c + 4)),
             updatedAt: Date(timeIntervalSince1970: statement.double(at: c + 5)),
-            body: statement.blob(at: c + 6))
+            body: statement.blob(at: c + 6), keyID: statement.optionalText(at: c + 7),
+            encryption: store.configuration.encryption)
     }
 }

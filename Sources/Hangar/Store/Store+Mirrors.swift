@@ -81,9 +81,10 @@ extension WriteTransaction {
     /// returns why the file could not be written, if it could not. Throws only when the store cannot be read.
     private func writeMirrorFile(of key: String, _ mirror: PendingMirror) throws(HangarError) -> HangarError? {
         let path = mirror.path(for: key)
-        let body = try document(in: mirror.collection, key: key)?.body
+        let stored = try document(in: mirror.collection, key: key)
         do {
-            if let body {
+            // Mirror files hold the plaintext envelope, as exports do.
+            if let body = try stored?.plaintextBody() {
                 try FileManager.default.createDirectory(atPath: mirror.directory, withIntermediateDirectories: true)
                 try AtomicFile.save(body, to: path)
             } else if FileManager.default.fileExists(atPath: path) {

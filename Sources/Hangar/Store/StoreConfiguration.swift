@@ -35,6 +35,9 @@ public struct StoreConfiguration: Sendable {
     /// How often a follower (``Store/follow(after:in:)``) looks for commits made through other connections
     /// (other processes, other stores on the file); commits through the same store wake it at once.
     public var followPollInterval: Duration = .milliseconds(75)
+    /// Seals every body saved and opens every sealed body read (see the Encryption article); `nil` (the default)
+    /// stores bodies as plaintext and refuses sealed ones (``HangarError/keyUnavailable``).
+    public var encryption: (any DocumentEncryption)?
 
     /// The defaults: FULL durability, 5 s busy timeout, 4 readers, an empty registry.
     public init() {}
