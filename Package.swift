@@ -93,6 +93,7 @@ let package = Package(
                 "PropertyList",
                 "Hangar",
                 "HangarPostgres",
+                "HangarEncryption",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -110,7 +111,7 @@ let package = Package(
         // part of a product.
         .target(
             name: "StoreBehaviour",
-            dependencies: ["Hangar", "PropertyList"],
+            dependencies: ["Hangar", "HangarEncryption", "PropertyList"],
             path: "Tests/StoreBehaviour",
             swiftSettings: strictSettings
         ),
@@ -133,6 +134,7 @@ let package = Package(
             name: "HangarTests",
             dependencies: [
                 "Hangar", "PropertyList", "PilotModels", "HangarTestSupport", "StoreBehaviour", "hangar-stress",
+                "HangarEncryption",
                 // Only for the README's PostgreSQL quick start (Examples/QuickStartTests.swift).
                 "HangarPostgres",
             ],
@@ -155,6 +157,7 @@ let package = Package(
                 "Hangar",
                 "PropertyList",
                 "HangarTestSupport",
+                "HangarEncryption",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: strictSettings
@@ -166,7 +169,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HangarCLITests",
-            dependencies: ["HangarCLI", "HangarTestSupport"],
+            dependencies: ["HangarCLI", "HangarTestSupport", "HangarEncryption"],
             exclude: ["Snapshots"],
             swiftSettings: strictSettings
         ),

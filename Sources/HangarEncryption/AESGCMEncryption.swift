@@ -1,5 +1,5 @@
 import Crypto
-public import Foundation
+import Foundation
 public import Hangar
 
 /// Encryption at rest with AES-256-GCM (swift-crypto): a current key that seals every body saved, and older
@@ -21,23 +21,23 @@ public struct AESGCMEncryption: DocumentEncryption {
 
     /// The id of the key that seals new bodies.
     public let currentKeyID: String
-    private let currentKey: SymmetricKey
+    private let currentKey: SealingKey
     /// Every key held, current and older, by id.
-    private let keys: [String: SymmetricKey]
+    private let keys: [String: SealingKey]
 
     /// Seals with `key` (32 bytes) and opens bodies sealed with it or with any of `oldKeys`.
     ///
     /// - Throws: ``HangarError/invalidConfiguration`` for a key that is not 32 bytes.
     public init(key: [UInt8], oldKeys: [[UInt8]] = []) throws(HangarError) {
         let current = try Self.symmetricKey(key)
-        currentKey = current
+        currentKey = SealingKey(key: current)
         currentKeyID = Self.keyID(of: current)
-        var keys: [String: SymmetricKey] = [:]
+        var keys: [String: SealingKey] = [:]
         for old in oldKeys {
             let symmetric = try Self.symmetricKey(old)
-            keys[Self.keyID(of: symmetric)] = symmetric
+            keys[Self.keyID(of: symmetric)] = SealingKey(key: symmetric)
         }
-        keys[currentKeyID] = current
+        keys[currentKeyID] = currentKey
         self.keys = keys
     }
 
@@ -72,7 +72,7 @@ public struct AESGCMEncryption: DocumentEncryption {
     /// `body` sealed with the current key for `context`: nonce, ciphertext, tag.
     public func seal(_ body: [UInt8], context: EncryptionContext) throws(HangarError) -> [UInt8] {
         do {
-            let box = try AES.GCM.seal(body, using: currentKey, authenticating: context.associatedData)
+            let box = try AES.GCM.seal(body, using: currentKey.key, authenticating: context.associatedData)
             guard let combined = box.combined else {
                 throw HangarError(.invalidConfiguration, "AES-GCM gave no combined form for a 12-byte nonce")
             }
@@ -93,7 +93,7 @@ public struct AESGCMEncryption: DocumentEncryption {
         }
         do {
             let box = try AES.GCM.SealedBox(combined: sealed)
-            return Array(try AES.GCM.open(box, using: key, authenticating: context.associatedData))
+            return Array(try AES.GCM.open(box, using: key.key, authenticating: context.associatedData))
         } catch {
             throw HangarError(
                 .undecodable,
@@ -117,4 +117,11 @@ public struct AESGCMEncryption: DocumentEncryption {
             return byte < 16 ? "0" + hex : hex
         }.joined()
     }
+}
+
+/// A key, shared between tasks: swift-crypto's `SymmetricKey` is not marked `Sendable` on every platform, but it
+/// is an immutable value (its bytes are never changed after it is made), so reading it from several tasks at
+/// once is safe.
+private struct SealingKey: @unchecked Sendable {
+    let key: SymmetricKey
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Hangar
+import HangarEncryption
 import HangarPostgres
 
 /// A store a `db` command opened: the engine-neutral store every verb works on, and the SQLite ``Store``
@@ -36,7 +37,8 @@ struct OpenedStore: Sendable {
 
 /// The one place a `db` command opens its store: a SQLite file for `--db PATH` (unless `creating`, a missing
 /// file is an error rather than a new empty store), a database server's for `--url URL`.
-func openStore(_ option: StoreOption, creating: Bool) async throws -> OpenedStore {
+func openStore(_ option: StoreOption, creating: Bool, oldKeyFiles: [String] = []) async throws -> OpenedStore {
+    let encryption = try storeEncryption(keyFile: option.keyFilePath, oldKeyFiles: oldKeyFiles)
     if let url = option.url {
         let name = StoreURL.displayName(of: url)
         let scheme = try StoreURL.scheme(of: url)
@@ -46,7 +48,7 @@ func openStore(_ option: StoreOption, creating: Bool) async throws -> OpenedStor
                 reason: "Unknown store URL scheme \"\(scheme)\" (use postgres:// or postgresql://, or --db PATH)")
         }
         do {
-            let store = try await openPostgresStore(url: url)
+            let store = try await openPostgresStore(url: url, encryption: encryption)
             return OpenedStore(store: store, sqlite: nil, postgres: store, name: name, url: url)
         } catch let failure as FileFailure {
             throw failure
@@ -59,7 +61,9 @@ func openStore(_ option: StoreOption, creating: Bool) async throws -> OpenedStor
         throw FileFailure(path: path, reason: "No such store")
     }
     do {
-        let store = try Store(path: path)
+        var configuration = StoreConfiguration()
+        configuration.encryption = encryption
+        let store = try Store(path: path, configuration: configuration)
         return OpenedStore(store: store, sqlite: store, name: path)
     } catch {
         throw FileFailure(path: path, reason: error.description)
@@ -70,10 +74,30 @@ func openStore(_ option: StoreOption, creating: Bool) async throws -> OpenedStor
 /// Opens the PostgreSQL store at `url` (its schema created or upgraded as needed), waiting at most 5 seconds for
 /// a connection: a command facing an unreachable server says so soon. Error lines name the store as
 /// ``StoreURL/displayName(of:)`` does, never with the password.
-func openPostgresStore(url: String) async throws -> PostgresStore {
+func openPostgresStore(url: String, encryption: (any DocumentEncryption)? = nil) async throws -> PostgresStore {
     var configuration = try PostgresStoreConfiguration(url: url)
+    configuration.encryption = encryption
     configuration.acquireTimeout = .seconds(5)
     return try await PostgresStore(configuration: configuration)
+}
+
+/// The encryption a `db` command opens its store with: the key in `keyFile` (exactly 32 raw bytes), with the
+/// keys of `oldKeyFiles` for reading; `nil` without a key file. A key file of another size, or one that cannot be
+/// read, is a one-line error naming the file (never its contents).
+func storeEncryption(keyFile: String?, oldKeyFiles: [String]) throws -> AESGCMEncryption? {
+    guard let keyFile else {
+        if let old = oldKeyFiles.first { throw FileFailure(path: old, reason: "An old key file needs --key-file") }
+        return nil
+    }
+    var keys: [[UInt8]] = []
+    for path in [keyFile] + oldKeyFiles {
+        do {
+            keys.append(try AESGCMEncryption.readKeyFile(path))
+        } catch {
+            throw FileFailure(path: path, reason: error.message)
+        }
+    }
+    return try AESGCMEncryption(key: keys[0], oldKeys: Array(keys.dropFirst()))
 }
 
 /// Reading the `--url` of a store without ever repeating its password.
