@@ -56,7 +56,8 @@ struct SealedFile {
             ? stored.body : try encryption.seal(try stored.plaintextBody(), context: context)
         let fields: PropertyList.Dictionary = [
             "keyID": .string(encryption.currentKeyID), "collection": .string(stored.collection),
-            "key": .string(stored.key), "revision": .integer(PropertyList.Integer(stored.revision)), "body": .data(body),
+            "key": .string(stored.key), "revision": .integer(PropertyList.Integer(stored.revision)),
+            "body": .data(body),
         ]
         let bytes: [UInt8]
         do {
