@@ -135,9 +135,9 @@ import Testing
         var reopened = StoreConfiguration()
         reopened.encryption = try AESGCMEncryption(key: try AESGCMEncryption.readKeyFile(directory + "/k2"))
         let after = try Store(path: db, configuration: reopened)
-        let left = try after.write { try $0.bodies(in: .current, notSealedWith: newID, after: nil, limit: 1000) }
+        let left = try await after.write { try $0.bodies(in: .current, notSealedWith: newID, after: nil, limit: 1000) }
         #expect(left.isEmpty)
-        let documents = try after.read { try $0.documents(in: "pilots") }
+        let documents = try await after.read { try $0.documents(in: "pilots") }
         #expect(documents.count == 600)
         #expect(documents.allSatisfy { (try? $0.envelope()) != nil && $0.revision == 1 })
     }

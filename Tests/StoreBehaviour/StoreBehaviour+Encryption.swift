@@ -78,9 +78,12 @@ extension StoreBehaviour {
             let batch = try await store.read { try await $0.documents(Memo.self) }
             #expect(batch.loaded.map(\.key) == ["c"])
             #expect(batch.quarantined.map(\.key) == ["a", "b"])
-            // Rekey leaves them as they are, and says so.
-            let report = try await store.rekey()
+            // Rotating to another key leaves them as they are, and says so.
+            let rotated = try await reopen(store, try Self.encrypted(Self.keys[1], oldKeys: [Self.keys[0]]))
+            let report = try await rotated.rekey()
+            await close(rotated)
             #expect(report.quarantined.map(\.key) == ["a", "b"])
+            #expect(report.rekeyed == 1)
         }
     }
 

@@ -33,19 +33,18 @@ import Testing
                 ], key: "n", in: "notes")
         }
         #expect(try store.read { try $0.history(in: "notes", key: "n") }.count == 2)
-        var checked = 0
+        var all = Data()
         for file in [path, path + "-wal"] {
             guard let data = FileManager.default.contents(atPath: file) else { continue }
-            checked += data.isEmpty ? 0 : 1
+            all += data
             for secret in Self.secrets {
                 #expect(data.range(of: Data(secret.utf8)) == nil, "\(file) holds \(secret) in plaintext")
             }
-            #expect(data.range(of: Data("notes".utf8)) != nil, "the collection stays visible")
         }
-        #expect(checked >= 1)
+        #expect(all.range(of: Data("notes".utf8)) != nil, "the bytes were read: the collection stays visible")
     }
 
-    @Test func bodyChangedWithRawSQLIsQuarantined() async throws {
+    @Test func bodyChangedWithRawSQLIsQuarantined() throws {
         let path = try temporaryDirectory() + "/store.sqlite"
         let store = try store(at: path)
         try store.write { transaction in
@@ -60,9 +59,10 @@ import Testing
             + "b[20] ^= 1; c.execute(\"UPDATE documents SET body = ? WHERE key = 'a'\", (bytes(b),)); c.commit()"
         let damage = try ProcessRunner.run("/usr/bin/env", ["python3", "-c", script, path])
         try #require(damage.status == 0, "\(damage.stderr)")
-        #expect(throws: HangarError.undecodable) {
+        let error = #expect(throws: HangarError.self) {
             _ = try store.read { try $0.document(in: "notes", key: "a")?.envelope() }
         }
+        #expect(error?.code == .undecodable)
         let documents = try store.read { try $0.documents(in: "notes") }
         #expect(documents.map { (try? $0.envelope()) != nil } == [false, true])
     }
