@@ -125,3 +125,10 @@ public struct AESGCMEncryption: DocumentEncryption {
 private struct SealingKey: @unchecked Sendable {
     let key: SymmetricKey
 }
+
+extension AESGCMEncryption: CustomStringConvertible, CustomDebugStringConvertible {
+    /// The current key's id and how many keys are held; never a key.
+    public var description: String { "AESGCMEncryption(current key \(currentKeyID), \(keys.count) keys)" }
+    /// As ``description``.
+    public var debugDescription: String { description }
+}
