@@ -108,7 +108,7 @@ import Testing
         configuration.encryption = try AESGCMEncryption(key: try AESGCMEncryption.readKeyFile(directory + "/k1"))
         let store = try Store(path: db, configuration: configuration)
         try await store.write { transaction in
-            for index in 0..<600 {
+            for index in 0..<3_000 {
                 try transaction.save(
                     envelope: ["majorVersion": 1, "minorVersion": 0, "n": .integer(.init(index))], key: "p\(index)",
                     in: "pilots")
@@ -121,7 +121,7 @@ import Testing
         let child = try ChildProcess(arguments, stderrPath: directory + "/stderr", executable: CLI.executable)
         let deadline = Date(timeIntervalSinceNow: 30)
         while Date() < deadline,
-            !String(decoding: CLI.bytes(directory + "/stderr"), as: UTF8.self).contains("rekeyed 50\n")
+            !String(decoding: CLI.bytes(directory + "/stderr"), as: UTF8.self).contains("rekeyed 20\n")
         {
             try await Task.sleep(for: .milliseconds(5))
         }
@@ -135,10 +135,12 @@ import Testing
         var reopened = StoreConfiguration()
         reopened.encryption = try AESGCMEncryption(key: try AESGCMEncryption.readKeyFile(directory + "/k2"))
         let after = try Store(path: db, configuration: reopened)
-        let left = try await after.write { try $0.bodies(in: .current, notSealedWith: newID, after: nil, limit: 1000) }
+        let left = try await after.write {
+            try $0.bodies(in: .current, notSealedWith: newID, after: nil, limit: 10_000)
+        }
         #expect(left.isEmpty)
         let documents = try await after.read { try $0.documents(in: "pilots") }
-        #expect(documents.count == 600)
+        #expect(documents.count == 3_000)
         #expect(documents.allSatisfy { (try? $0.envelope()) != nil && $0.revision == 1 })
     }
 }
