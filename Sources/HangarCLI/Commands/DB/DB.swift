@@ -8,7 +8,7 @@ struct DB: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "db",
         abstract:
-            "Manage a Hangar store: list, get, put, delete, history, export, import, check, back up, changes.",
+            "Manage a Hangar store: list, get, put, delete, history, export, import, check, back up, changes, rekey.",
         subcommands: [
             DBList.self, DBGet.self, DBPut.self, DBRemove.self, DBHistory.self, DBExport.self, DBImport.self,
             DBCheck.self, DBBackup.self, DBChanges.self, DBRekey.self,
