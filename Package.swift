@@ -130,11 +130,19 @@ let package = Package(
             path: "Tests/Tools/hangar-stress",
             swiftSettings: strictSettings
         ),
+        // A SQLite VFS for the I/O fault tests: the default one, failing writes and syncs on demand. Never part of
+        // a product.
+        .target(
+            name: "HangarFaultVFS",
+            dependencies: ["CSQLite"],
+            path: "Tests/Tools/HangarFaultVFS"
+        ),
         .testTarget(
             name: "HangarTests",
             dependencies: [
                 "Hangar", "PropertyList", "PilotModels", "HangarTestSupport", "StoreBehaviour", "hangar-stress",
                 "HangarEncryption",
+                "HangarFaultVFS",
                 // Only for the README's PostgreSQL quick start (Examples/QuickStartTests.swift).
                 "HangarPostgres",
             ],

@@ -38,11 +38,7 @@ extension DocumentStore {
         if sealed, encryption == nil {
             throw HangarError(.invalidConfiguration, "A sealed export needs a store opened with encryption")
         }
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            throw HangarError(.io, "Cannot create \(directory)", collection: collection, underlying: error)
-        }
+        try DocumentFiles.createFolder(directory, collection: collection)
         let documents = try await read { try await $0.documents(in: collection) }
         var paths: [String] = []
         for stored in documents {

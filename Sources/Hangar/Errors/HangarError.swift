@@ -17,7 +17,8 @@ public struct HangarError: Error, Sendable, CustomStringConvertible {
             case invalidFormat
             // The store.
             case conflict, notFound, undecodable, invalidDocument, newerSchema, io, invalidName, database
-            case duplicate, reservedKey, contention, unsupportedFileSystem, changesTooOld, keyUnavailable
+            case duplicate, reservedKey, contention, unsupportedFileSystem, changesTooOld, diskFull, readOnly
+            case keyUnavailable
             // A database server (the PostgreSQL engine).
             case connectionLost, outcomeUnknown, timeout, serializationFailure, invalidConfiguration
         }
@@ -73,8 +74,18 @@ public struct HangarError: Error, Sendable, CustomStringConvertible {
         /// The store (its file, or its PostgreSQL schema) was written by a newer version of Hangar; it is not
         /// opened, and not changed.
         public static let newerSchema = Code(.newerSchema)
-        /// A file could not be read or written (export, import, mirror, backup).
+        /// A file could not be read or written: an export, import, mirror or backup file, or the store's own
+        /// database file when the operating system reported an I/O error (`SQLITE_IOERR`, `EIO`). What a
+        /// failed write had done is rolled back.
         public static let io = Code(.io)
+        /// The file system is full (`SQLITE_FULL`, `ENOSPC`, `EDQUOT`): nothing of the failed write was kept —
+        /// a save rolled back, a destination file left as it was — and the store stays open; writes work again
+        /// once there is room.
+        public static let diskFull = Code(.diskFull)
+        /// The store, or a file to write, cannot be written: the store was opened read-only
+        /// (``StoreConfiguration/access``), or its file or file system is read-only (`SQLITE_READONLY`,
+        /// `EROFS`, `EACCES`, `EPERM`). Nothing was written.
+        public static let readOnly = Code(.readOnly)
         /// A key or collection name is not acceptable (empty, or with a NUL character).
         public static let invalidName = Code(.invalidName)
         /// The database reported an error not covered above (``HangarError/sqliteResultCode`` says which for
@@ -297,6 +308,10 @@ extension HangarError {
     public static let newerSchema = Code.newerSchema
     /// ``Code/io``, to match with `catch HangarError.io`.
     public static let io = Code.io
+    /// ``Code/diskFull``, to match with `catch HangarError.diskFull`.
+    public static let diskFull = Code.diskFull
+    /// ``Code/readOnly``, to match with `catch HangarError.readOnly`.
+    public static let readOnly = Code.readOnly
     /// ``Code/invalidName``, to match with `catch HangarError.invalidName`.
     public static let invalidName = Code.invalidName
     /// ``Code/database``, to match with `catch HangarError.database`.

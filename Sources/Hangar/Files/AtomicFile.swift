@@ -17,13 +17,20 @@ package enum AtomicFile {
         package let path: String
         /// The system's words for what went wrong.
         package let reason: String
+        /// The system's `errno`, 0 when the failure was not the system's.
+        package var systemErrno: Int32 = 0
 
         package var description: String { "\(path): \(reason)" }
+
+        /// The ``HangarError/Code`` for this failure: ``HangarError/Code/diskFull`` for a full disk, and so on.
+        package var code: HangarError.Code { HangarError.Code(systemErrno: systemErrno) ?? .io }
     }
 
-    /// The whole contents of the file at `path`; `-` reads standard input.
-    package static func contents(of path: String) throws(Failure) -> [UInt8] {
-        let descriptor = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
+    /// The whole contents of the file at `path`; `-` reads standard input. Unless `followingSymbolicLinks`, a
+    /// symbolic link at `path` is refused (`ELOOP`).
+    package static func contents(of path: String, followingSymbolicLinks: Bool = true) throws(Failure) -> [UInt8] {
+        let flags = O_RDONLY | O_CLOEXEC | (followingSymbolicLinks ? 0 : O_NOFOLLOW)
+        let descriptor = path == "-" ? STDIN_FILENO : open(path, flags)
         guard descriptor >= 0 else { throw failure(path) }
         defer { if path != "-" { close(descriptor) } }
         var info = stat()
@@ -46,15 +53,16 @@ package enum AtomicFile {
     }
 
     /// Replaces the file at `path` with `bytes`, atomically and durably. The new file keeps the old one's
-    /// permissions, or gets 0644 (less the umask) when there was none.
+    /// permissions, or gets `permissions` (whatever the umask) when there was none. On any failure (a full
+    /// disk included) the old file is left as it was and the temporary file is removed.
     ///
     /// A writer killed half-way leaves its temporary file (`.NAME.hangar-XXXXXX`) behind; the next save of the
     /// same file removes such files once no live writer holds them (each writer keeps its temporary file
     /// locked with `flock` until it is renamed).
-    package static func save(_ bytes: [UInt8], to path: String) throws(Failure) {
+    package static func save(_ bytes: [UInt8], to path: String, permissions: UInt16 = 0o600) throws(Failure) {
         let directory = parentDirectory(of: path)
         let prefix = ".\(baseName(of: path)).hangar-"
-        var mode: mode_t = 0o644
+        var mode = mode_t(permissions)
         var existing = stat()
         if stat(path, &existing) == 0 { mode = existing.st_mode & 0o7777 }
 
@@ -122,6 +130,31 @@ package enum AtomicFile {
             && opened.st_dev == named.st_dev
     }
 
+    /// Creates the folder at `path` and its missing parents with `permissions` (whatever the umask); folders
+    /// that exist are left as they are.
+    package static func createDirectory(_ path: String, permissions: UInt16) throws(Failure) {
+        var info = stat()
+        if path.isEmpty || stat(path, &info) == 0 { return }
+        let parent = parentDirectory(of: path)
+        if parent != path { try createDirectory(parent, permissions: permissions) }
+        guard mkdir(path, mode_t(permissions)) == 0 else {
+            if errno == EEXIST { return }
+            throw failure(path)
+        }
+        guard chmod(path, mode_t(permissions)) == 0 else { throw failure(path) }
+    }
+
+    /// Creates an empty file at `path` with `permissions` (whatever the umask) unless one exists.
+    package static func createEmptyFile(_ path: String, permissions: UInt16) throws(Failure) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(permissions))
+        guard descriptor >= 0 else {
+            if errno == EEXIST { return }
+            throw failure(path)
+        }
+        defer { close(descriptor) }
+        guard fchmod(descriptor, mode_t(permissions)) == 0 else { throw failure(path) }
+    }
+
     /// Writes `bytes` to standard output.
     package static func writeToStandardOutput(_ bytes: [UInt8]) throws(Failure) {
         try writeAll(bytes, to: STDOUT_FILENO, path: "-")
@@ -140,7 +173,8 @@ package enum AtomicFile {
     }
 
     private static func failure(_ path: String) -> Failure {
-        Failure(path: path, reason: String(cString: strerror(errno)))
+        let number = errno
+        return Failure(path: path, reason: String(cString: strerror(number)), systemErrno: number)
     }
 
     static func parentDirectory(of path: String) -> String {

@@ -7,10 +7,11 @@ package enum DocumentFiles {
     /// Writes the document as it is stored (binary) or re-encoded; when `carryingKey`, with its key added
     /// under ``StoreFileNames/keyMetadataKey``, for a file whose name does not give the key back.
     package static func writeFile(
-        _ stored: StoredDocument, to path: String, format: PropertyListFormat, carryingKey: Bool
+        _ stored: StoredDocument, to path: String, format: PropertyListFormat, carryingKey: Bool,
+        permissions: UInt16 = 0o600
     ) throws(HangarError) {
         guard carryingKey || format != .binary else {
-            try save(stored.plaintextBody(), of: stored, to: path)
+            try save(stored.plaintextBody(), of: stored, to: path, permissions: permissions)
             return
         }
         guard case .dictionary(var content) = try stored.envelope() else {
@@ -35,15 +36,19 @@ package enum DocumentFiles {
                 .invalidDocument, "Cannot write the document as \(format)", collection: stored.collection,
                 key: stored.key, underlying: error)
         }
-        try save(bytes, of: stored, to: path)
+        try save(bytes, of: stored, to: path, permissions: permissions)
     }
 
-    package static func save(_ bytes: [UInt8], of stored: StoredDocument, to path: String) throws(HangarError) {
+    /// Writes `bytes` to `path` atomically (``AtomicFile/save(_:to:permissions:)``): a full disk or any other
+    /// failure leaves the file at `path` as it was, and no temporary file.
+    package static func save(_ bytes: [UInt8], of stored: StoredDocument, to path: String, permissions: UInt16)
+        throws(HangarError)
+    {
         do {
-            try AtomicFile.save(bytes, to: path)
+            try AtomicFile.save(bytes, to: path, permissions: permissions)
         } catch {
             throw HangarError(
-                .io, "Cannot write \(path)", collection: stored.collection, key: stored.key, underlying: error)
+                error.code, "Cannot write \(path)", collection: stored.collection, key: stored.key, underlying: error)
         }
     }
 
@@ -58,9 +63,15 @@ package enum DocumentFiles {
         _ path: String, collection: String, key explicitKey: String?, encryption: (any DocumentEncryption)? = nil
     ) throws(HangarError) -> ImportFile {
         let fileNameKey = StoreFileNames.key(forFileName: (path as NSString).lastPathComponent)
+        if let link = symbolicLink(in: path) {
+            throw fileError(
+                HangarError(
+                    .io, "Not imported: \(link) is a symbolic link (import reads files only where they are)",
+                    collection: collection, key: fileNameKey), path)
+        }
         let bytes: [UInt8]
         do {
-            bytes = try AtomicFile.contents(of: path)
+            bytes = try AtomicFile.contents(of: path, followingSymbolicLinks: false)
         } catch {
             throw fileError(
                 HangarError(.io, "Cannot read the file", collection: collection, key: fileNameKey, underlying: error),
@@ -101,6 +112,29 @@ package enum DocumentFiles {
             throw fileError(error, path)
         }
         return ImportFile(path: path, key: key, envelope: envelope)
+    }
+
+    /// The file, or the folder holding it, when either is a symbolic link: import refuses both, so that a link
+    /// in an import folder never reads a file from elsewhere.
+    static func symbolicLink(in path: String) -> String? {
+        var info = stat()
+        if lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK { return path }
+        let folder = AtomicFile.parentDirectory(of: path)
+        if folder != "/", folder != ".", lstat(folder, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK {
+            return folder
+        }
+        return nil
+    }
+
+    /// Creates an export folder (and its parents) with `permissions`, whatever the umask.
+    package static func createFolder(_ directory: String, collection: String, permissions: UInt16 = 0o700)
+        throws(HangarError)
+    {
+        do {
+            try AtomicFile.createDirectory(directory, permissions: permissions)
+        } catch {
+            throw HangarError(error.code, "Cannot create \(directory)", collection: collection, underlying: error)
+        }
     }
 
     package static func fileError(_ error: HangarError, _ path: String) -> HangarError {

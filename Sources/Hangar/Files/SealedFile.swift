@@ -67,6 +67,6 @@ struct SealedFile {
                 .invalidDocument, "Cannot write the sealed document as \(format)", collection: stored.collection,
                 key: stored.key, underlying: error)
         }
-        try DocumentFiles.save(bytes, of: stored, to: path)
+        try DocumentFiles.save(bytes, of: stored, to: path, permissions: 0o600)
     }
 }

@@ -12,7 +12,8 @@ extension Store {
         revision: Int? = nil
     ) throws(HangarError) -> Int {
         let stored = try storedOrThrow(key: key, in: collection, revision: revision)
-        try DocumentFiles.writeFile(stored, to: path, format: format, carryingKey: false)
+        try DocumentFiles.writeFile(
+            stored, to: path, format: format, carryingKey: false, permissions: configuration.filePermissions)
         return stored.revision
     }
 
@@ -24,11 +25,7 @@ extension Store {
     public func exportCollection(_ collection: String, to directory: String, format: PropertyListFormat = .binary)
         throws(HangarError) -> [String]
     {
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            throw HangarError(.io, "Cannot create \(directory)", collection: collection, underlying: error)
-        }
+        try DocumentFiles.createFolder(directory, collection: collection, permissions: configuration.folderPermissions)
         let documents: [StoredDocument]
         do {
             documents = try read { transaction in
@@ -43,7 +40,9 @@ extension Store {
         for stored in documents {
             let name = StoreFileNames.fileName(for: stored.key)
             let carryingKey = StoreFileNames.key(forFileName: name) != stored.key
-            try DocumentFiles.writeFile(stored, to: directory + "/" + name, format: format, carryingKey: carryingKey)
+            try DocumentFiles.writeFile(
+                stored, to: directory + "/" + name, format: format, carryingKey: carryingKey,
+                permissions: configuration.filePermissions)
             paths.append(directory + "/" + name)
         }
         return paths

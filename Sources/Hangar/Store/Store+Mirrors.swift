@@ -85,8 +85,9 @@ extension WriteTransaction {
         do {
             // Mirror files hold the plaintext envelope, as exports do.
             if let body = try stored?.plaintextBody() {
-                try FileManager.default.createDirectory(atPath: mirror.directory, withIntermediateDirectories: true)
-                try AtomicFile.save(body, to: path)
+                let configuration = store.configuration
+                try AtomicFile.createDirectory(mirror.directory, permissions: configuration.folderPermissions)
+                try AtomicFile.save(body, to: path, permissions: configuration.filePermissions)
             } else if FileManager.default.fileExists(atPath: path) {
                 try FileManager.default.removeItem(atPath: path)
             } else if FileManager.default.fileExists(atPath: mirror.directory), !Self.isFolder(mirror.directory) {
@@ -96,8 +97,10 @@ extension WriteTransaction {
             }
             return nil
         } catch {
+            // A full or read-only disk says so (``HangarError/Code/diskFull``, ``HangarError/Code/readOnly``).
+            let code = (error as? AtomicFile.Failure)?.code ?? .io
             var failure = HangarError(
-                .io, "Saved, but the mirror file could not be updated (it will be retried)",
+                code, "Saved, but the mirror file could not be updated (it will be retried)",
                 collection: mirror.collection, key: key, underlying: error)
             failure.file = path
             return failure

@@ -27,23 +27,26 @@ public final class Store: Sendable {
     let changePruning = ChangePruningSchedule()
 
     /// Opens the store at `path`, creating it (and its folder) when needed, and brings its schema up to date.
-    /// A store written by a newer Hangar is refused and left unchanged.
+    /// A store written by a newer Hangar is refused and left unchanged. With ``StoreConfiguration/access``
+    /// `.readOnly`, the store must exist and be up to date: nothing is created or changed.
+    ///
+    /// A store that cannot be written (a read-only file or file system) is refused with
+    /// ``HangarError/readOnly`` unless opened `.readOnly`.
     public init(path: String, configuration: StoreConfiguration = StoreConfiguration()) throws(HangarError) {
         self.path = path
         self.configuration = configuration
         let inMemory = path == ":memory:"
-        if !inMemory {
-            let folder = (path as NSString).deletingLastPathComponent
-            if !folder.isEmpty {
-                do {
-                    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-                } catch {
-                    throw HangarError(.io, "Cannot create the folder \(folder)", underlying: error)
-                }
-            }
+        let readOnly = configuration.access == .readOnly
+        // An empty path (SQLite's private temporary database) and a `file:` URI name no file of ours to prepare.
+        let plainFile = !inMemory && !path.isEmpty && !path.hasPrefix("file:")
+        if plainFile && !readOnly { try Self.prepareFile(at: path, configuration: configuration) }
+        let location = readOnly && plainFile ? try Self.readOnlyLocation(of: path) : path
+        let connection = try Self.openConnection(path: path, location: location, configuration: configuration)
+        if readOnly {
+            try StoreSchema.requireCurrent(connection, path: path)
+        } else {
+            try StoreSchema.migrate(connection, path: path)
         }
-        let connection = try Self.open(path: path, mode: .readWrite, configuration: configuration)
-        try StoreSchema.migrate(connection, path: path)
         writer = SerializedConnection(
             connection, lock: inMemory ? WriterLocks.privateLock() : WriterLocks.lock(for: path), label: path)
         if inMemory {
@@ -51,11 +54,13 @@ public final class Store: Sendable {
         } else {
             readers = ReaderPool(maximum: configuration.maximumReaders) { @Sendable () throws(SQLiteError) in
                 let reader = try SQLiteConnection(
-                    path: path, mode: .readOnly, busyTimeout: configuration.busyTimeoutMilliseconds)
+                    path: location, mode: .readOnly, busyTimeout: configuration.busyTimeoutMilliseconds,
+                    vfs: configuration.sqliteVFS)
                 try reader.execute("PRAGMA query_only = ON")
                 return reader
             }
         }
+        guard !readOnly else { return }
         try reconcileIndexes()
         writeMirrors(mirrorsBehind)
     }
@@ -65,14 +70,23 @@ public final class Store: Sendable {
         try Store(path: ":memory:", configuration: configuration)
     }
 
-    private static func open(path: String, mode: SQLiteConnection.Mode, configuration: StoreConfiguration)
+    /// Opens the connection that writes (or, read-only, the first reader) at `location` (`path`, or its
+    /// immutable URI on a read-only file system).
+    private static func openConnection(path: String, location: String, configuration: StoreConfiguration)
         throws(HangarError) -> SQLiteConnection
     {
+        let readOnly = configuration.access == .readOnly
         let connection: SQLiteConnection
         do {
             connection = try SQLiteConnection(
-                path: path, mode: mode, busyTimeout: configuration.busyTimeoutMilliseconds)
-            if path != ":memory:" {
+                path: location, mode: readOnly ? .readOnly : .readWrite,
+                busyTimeout: configuration.busyTimeoutMilliseconds, vfs: configuration.sqliteVFS)
+            if !readOnly && connection.isReadOnly {
+                throw HangarError(
+                    .readOnly,
+                    "Cannot open the store at \(path) for writing: the file or its file system is read-only")
+            }
+            if path != ":memory:" && !readOnly {
                 // WAL: readers never block the writer. The journal is truncated back to 64 MiB after
                 // checkpoints, so it cannot grow without bound.
                 _ = try connection.retryingWhileBusy { () throws(SQLiteError) in
@@ -82,10 +96,17 @@ public final class Store: Sendable {
             }
             try connection.execute("PRAGMA synchronous = \(configuration.synchronous.rawValue)")
             try connection.execute("PRAGMA foreign_keys = ON")
+            if readOnly { try connection.execute("PRAGMA query_only = ON") }
+        } catch let error as HangarError {
+            throw error
+        } catch let error as SQLiteError {
+            throw HangarError(
+                HangarError.Code(sqliteResult: error.code, systemErrno: error.systemErrno),
+                "Cannot open the store at \(path): \(error.message)", resultCode: error.code)
         } catch {
-            throw HangarError(.database, "Cannot open the store at \(path): \(error.message)", resultCode: error.code)
+            throw HangarError(.database, "Cannot open the store at \(path): \(error)")
         }
-        if path != ":memory:" { try StoreSchema.requireWriteAheadLog(connection, path: path) }
+        if path != ":memory:" && !readOnly { try StoreSchema.requireWriteAheadLog(connection, path: path) }
         return connection
     }
 
@@ -117,6 +138,7 @@ public final class Store: Sendable {
         // Keyed by the writer lock: a write inside a write of another store on the same file would wait forever.
         precondition(
             !Self.isWriting(self), "Hangar: store.write called inside a write transaction of the same store (or file)")
+        try requireWritable()
         let (result, mirrors) = try writer.withConnection { connection in try perform(body, on: connection) }
         writeMirrors(mirrors)
         return result
@@ -200,6 +222,7 @@ public final class Store: Sendable {
         precondition(
             !Self.isWritingInThisTask(self),
             "Hangar: store.write called inside a write transaction of the same store (or file)")
+        try requireWritable()
         let (result, mirrors) = try await writer.withLeasedConnection { connection in
             try await performAsync(body, on: connection)
         }
@@ -317,6 +340,11 @@ public final class Store: Sendable {
     /// this process waiting for it.
     public func backup(to destination: String) throws(HangarError) {
         let temporary = destination + ".hangar-backup-\(UUID().uuidString)"
+        do {
+            try AtomicFile.createEmptyFile(temporary, permissions: configuration.filePermissions)
+        } catch {
+            throw HangarError(error.code, "Backup to \(destination) failed: \(error.description)")
+        }
         do throws(SQLiteError) {
             let target = try SQLiteConnection(path: temporary, mode: .readWrite, busyTimeout: 5_000)
             // The last step commits the copy with the writer held off: no fsync then; one below, before the
@@ -344,18 +372,31 @@ public final class Store: Sendable {
                 }
             }
         } catch {
-            try? FileManager.default.removeItem(atPath: temporary)
-            throw HangarError(.database, "Backup to \(destination) failed: \(error.message)", resultCode: error.code)
+            Self.removeBackupFiles(temporary)
+            throw HangarError(
+                HangarError.Code(sqliteResult: error.code, systemErrno: error.systemErrno),
+                "Backup to \(destination) failed: \(error.message)", resultCode: error.code)
         }
-        guard let file = FileHandle(forUpdatingAtPath: temporary), (try? file.synchronize()) != nil else {
-            try? FileManager.default.removeItem(atPath: temporary)
-            throw HangarError(.io, "Cannot write the backup to disk at \(temporary)")
+        let descriptor = open(temporary, O_RDWR | O_CLOEXEC)
+        guard descriptor >= 0, fsync(descriptor) == 0 else {
+            let number = errno
+            if descriptor >= 0 { close(descriptor) }
+            Self.removeBackupFiles(temporary)
+            throw HangarError(
+                HangarError.Code(systemErrno: number) ?? .io, "Cannot write the backup to disk at \(temporary)")
         }
-        try? file.close()
+        close(descriptor)
         guard rename(temporary, destination) == 0 else {
-            try? FileManager.default.removeItem(atPath: temporary)
-            throw HangarError(.io, "Cannot move the backup into place at \(destination)")
+            let number = errno
+            Self.removeBackupFiles(temporary)
+            throw HangarError(
+                HangarError.Code(systemErrno: number) ?? .io, "Cannot move the backup into place at \(destination)")
         }
+    }
+
+    /// Removes a backup's temporary file and the journal SQLite may have left beside it.
+    private static func removeBackupFiles(_ temporary: String) {
+        for suffix in ["", "-journal", "-wal", "-shm"] { unlink(temporary + suffix) }
     }
 
     /// Pages a backup step copies (with SQLite's 4 KiB pages, 1 MiB).

@@ -11,6 +11,29 @@ public struct StoreConfiguration: Sendable {
         case normal = "NORMAL"
     }
 
+    /// Whether a store may be written.
+    public enum Access: Sendable, Hashable {
+        /// Opened for reading and writing: created (with its folder) when missing, its schema upgraded. The
+        /// default.
+        case readWrite
+        /// Opened for reading only: nothing is created, upgraded, indexed or mirrored, every read works, and
+        /// every write throws ``HangarError/readOnly`` before it starts. Works on a read-only file or file
+        /// system (there, the file is read as immutable: no other process may be writing it).
+        case readOnly
+    }
+
+    /// Whether the store may be written; `.readWrite` by default.
+    public var access: Access = .readWrite
+    /// The permissions of the files the store creates — its database file (SQLite gives its `-wal` and `-shm`
+    /// files the same), backups, exports and mirror files — whatever the process's umask: owner only
+    /// (`0o600`) by default. Files that already exist keep theirs.
+    public var filePermissions: UInt16 = 0o600
+    /// The permissions of the folders the store creates (the store's own, export and mirror folders): owner
+    /// only (`0o700`) by default. Folders that already exist keep theirs.
+    public var folderPermissions: UInt16 = 0o700
+    /// The name of a registered SQLite VFS to open the database with (`nil`: SQLite's default); for tests
+    /// that inject file system faults.
+    package var sqliteVFS: String?
     /// What a commit waits for; `.full` by default.
     public var synchronous: Synchronous = .full
     /// How long a writer waits for another process's write lock before failing, in milliseconds.

@@ -160,6 +160,30 @@ enum StoreSchema {
         }
     }
 
+    /// Refuses, for a store opened read-only, a schema other than the current one: a newer one
+    /// (``HangarError/newerSchema``), or an older one, which only opening it for writing upgrades
+    /// (``HangarError/readOnly``).
+    static func requireCurrent(_ connection: SQLiteConnection, path: String) throws(HangarError) {
+        let version: Int64
+        do {
+            version = try connection.integer("PRAGMA user_version") ?? 0
+        } catch {
+            throw HangarError(error)
+        }
+        guard version <= currentVersion else {
+            throw HangarError(
+                .newerSchema,
+                "\(path) has store schema version \(version); this Hangar reads up to \(currentVersion). "
+                    + "It was not opened or changed")
+        }
+        guard version == currentVersion else {
+            throw HangarError(
+                .readOnly,
+                "\(path) has store schema version \(version), older than \(currentVersion): open it for writing "
+                    + "once to upgrade it; a read-only store is not changed")
+        }
+    }
+
     /// Brings `connection`'s schema up to date in one transaction; refuses a store from a newer Hangar.
     static func migrate(_ connection: SQLiteConnection, path: String) throws(HangarError) {
         let version: Int64

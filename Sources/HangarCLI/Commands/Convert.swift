@@ -71,7 +71,8 @@ struct Convert: ParsableCommand {
                 if destination == "-" {
                     try AtomicFile.writeToStandardOutput(bytes)
                 } else {
-                    try AtomicFile.save(bytes, to: destination)
+                    // A converted file is not a store's: readable by others, as plutil leaves it.
+                    try AtomicFile.save(bytes, to: destination, permissions: 0o644)
                 }
             } catch {
                 throw FileFailure(error)

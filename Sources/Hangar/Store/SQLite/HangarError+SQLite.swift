@@ -1,8 +1,27 @@
+import CSQLite
+
 extension HangarError {
-    /// A failed SQLite call, as a ``Code/database`` error about `collection` and `key`.
+    /// A failed SQLite call, as an error about `collection` and `key`: ``Code/diskFull``, ``Code/readOnly`` or
+    /// ``Code/io`` when the result code (or the `errno` behind it) says the file system refused, else
+    /// ``Code/database`` with the statement's SQL (the file system's refusals are not about the statement).
     init(_ error: SQLiteError, collection: String? = nil, key: String? = nil) {
+        let code = Code(sqliteResult: error.code, systemErrno: error.systemErrno)
         self.init(
-            .database, "SQLite error \(error.code): \(error.message)", collection: collection, key: key,
-            resultCode: error.code, sql: error.sql)
+            code, "SQLite error \(error.code): \(error.message)", collection: collection, key: key,
+            resultCode: error.code, sql: code == .database ? error.sql : nil)
+    }
+}
+
+extension HangarError.Code {
+    /// The code for SQLite's result `code` (extended), with `systemErrno` for the I/O failures SQLite reports
+    /// as `SQLITE_IOERR` while the system said `ENOSPC` or `EROFS`.
+    init(sqliteResult code: Int32, systemErrno: Int32) {
+        switch code & 0xFF {
+        case SQLITE_FULL: self = .diskFull
+        case SQLITE_READONLY: self = .readOnly
+        case SQLITE_IOERR: self = HangarError.Code(systemErrno: systemErrno) ?? .io
+        case SQLITE_CANTOPEN: self = HangarError.Code(systemErrno: systemErrno) ?? .database
+        default: self = .database
+        }
     }
 }

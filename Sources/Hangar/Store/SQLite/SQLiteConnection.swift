@@ -7,6 +7,8 @@ struct SQLiteError: Error, Sendable, CustomStringConvertible {
     let code: Int32
     let message: String
     let sql: String?
+    /// The operating system's `errno` behind an I/O failure (`sqlite3_system_errno`), 0 when none.
+    var systemErrno: Int32 = 0
 
     /// The primary result code (`SQLITE_BUSY`, `SQLITE_CONSTRAINT`, …) without the extended bits.
     var primaryCode: Int32 { code & 0xFF }
@@ -36,21 +38,23 @@ final class SQLiteConnection {
     /// Set while a transaction runs, to refuse nested `transaction` calls (SQLite has no nested BEGIN).
     private(set) var isInTransaction = false
 
-    /// Opens (creating when `readWrite`) the database at `path` (`:memory:` for a private in-memory one).
-    init(path: String, mode: Mode, busyTimeout: Int32) throws(SQLiteError) {
+    /// Opens (creating when `readWrite`) the database at `path` (`:memory:` for a private in-memory one), through
+    /// the registered VFS named `vfs` (SQLite's default when `nil`).
+    init(path: String, mode: Mode, busyTimeout: Int32, vfs: String? = nil) throws(SQLiteError) {
         var pointer: OpaquePointer?
         let flags =
             (mode == .readWrite ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY)
             | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
-        let status = sqlite3_open_v2(path, &pointer, flags, nil)
+        let status = sqlite3_open_v2(path, &pointer, flags, vfs)
         guard let pointer else {
             throw SQLiteError(code: status, message: "cannot allocate a connection", sql: nil)
         }
         // sqlite3_open_v2 returns a handle even on failure; it must be closed either way.
         guard status == SQLITE_OK else {
             let message = String(cString: sqlite3_errmsg(pointer))
+            let systemErrno = sqlite3_system_errno(pointer)
             sqlite3_close_v2(pointer)
-            throw SQLiteError(code: status, message: message, sql: nil)
+            throw SQLiteError(code: status, message: message, sql: nil, systemErrno: systemErrno)
         }
         handle = pointer
         self.busyTimeout = busyTimeout
@@ -74,7 +78,9 @@ final class SQLiteConnection {
         guard status == SQLITE_OK else {
             let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
             sqlite3_free(message)
-            throw SQLiteError(code: sqlite3_extended_errcode(handle), message: text, sql: sql)
+            throw SQLiteError(
+                code: sqlite3_extended_errcode(handle), message: text, sql: sql,
+                systemErrno: sqlite3_system_errno(handle))
         }
     }
 
@@ -102,6 +108,9 @@ final class SQLiteConnection {
         defer { statement.reset() }
         return try statement.step() ? statement.text(at: 0) : nil
     }
+
+    /// Whether SQLite opened the database read-only (asked to, or because the file or its file system is).
+    var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
 
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     var changes: Int { Int(sqlite3_changes(handle)) }
@@ -209,7 +218,9 @@ final class SQLiteConnection {
 
     /// The error SQLite reports for the last call on this connection.
     func lastError(sql: String?) -> SQLiteError {
-        SQLiteError(code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+        SQLiteError(
+            code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)), sql: sql,
+            systemErrno: sqlite3_system_errno(handle))
     }
 
     /// Starts copying this database into `destination` with SQLite's online backup API; the copy advances
@@ -256,11 +267,18 @@ final class SQLiteBackup {
 
     /// Copies up to `pages` pages (all of them when negative).
     func step(pages: Int32) throws(SQLiteError) -> Progress {
-        switch sqlite3_backup_step(backup, pages) {
+        let status = sqlite3_backup_step(backup, pages)
+        switch status {
         case SQLITE_DONE: return .done
         case SQLITE_OK: return .more(copied: sqlite3_backup_pagecount(backup) - sqlite3_backup_remaining(backup))
         case SQLITE_BUSY, SQLITE_LOCKED: return .busy
-        default: throw destination.lastError(sql: nil)
+        default:
+            // The step's own result: the destination's handle does not always record it (SQLITE_FULL).
+            let last = destination.lastError(sql: nil)
+            guard last.code & 0xFF != status & 0xFF else { throw last }
+            throw SQLiteError(
+                code: status, message: String(cString: sqlite3_errstr(status)), sql: nil,
+                systemErrno: last.systemErrno)
         }
     }
 

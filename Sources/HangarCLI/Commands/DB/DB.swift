@@ -64,13 +64,14 @@ enum StoreFileFormat: String, ExpressibleByArgument, CaseIterable {
 }
 
 /// Runs `body` against the opened store (unless `creating`, a missing SQLite file is an error rather than a
-/// new empty store), turning any store error into `STORE: reason` and exit status 1.
+/// new empty store; when `readOnly`, a SQLite file is opened read-only), turning any store error into
+/// `STORE: reason` and exit status 1. `oldKeyFiles` are read with the key file, for `rekey`.
 func withStore(
-    _ option: StoreOption, creating: Bool = false, oldKeyFiles: [String] = [],
+    _ option: StoreOption, creating: Bool = false, readOnly: Bool = false, oldKeyFiles: [String] = [],
     _ body: (OpenedStore) async throws -> Void
 ) async throws {
     try await reportingFailures {
-        let opened = try await openStore(option, creating: creating, oldKeyFiles: oldKeyFiles)
+        let opened = try await openStore(option, creating: creating, readOnly: readOnly, oldKeyFiles: oldKeyFiles)
         do {
             try await body(opened)
             await opened.close()

@@ -33,7 +33,7 @@ struct DBChanges: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await withStore(store) { opened in
+        try await withStore(store, readOnly: true) { opened in
             if follow {
                 try await followChanges(opened.store)
             } else {

@@ -12,7 +12,7 @@ struct DBList: AsyncParsableCommand {
     @Argument(help: "The collection whose keys to list.") var collection: String?
 
     func run() async throws {
-        try await withStore(store) { opened in try await list(opened.store) }
+        try await withStore(store, readOnly: true) { opened in try await list(opened.store) }
     }
 
     private func list<S: DocumentStore>(_ store: S) async throws {
@@ -41,7 +41,7 @@ struct DBGet: AsyncParsableCommand {
     @Option(help: "Read this earlier revision instead of the current one.") var revision: Int?
 
     func run() async throws {
-        try await withStore(store) { opened in try await get(opened.store) }
+        try await withStore(store, readOnly: true) { opened in try await get(opened.store) }
     }
 
     private func get<S: DocumentStore>(_ store: S) async throws {
@@ -148,7 +148,7 @@ struct DBHistory: AsyncParsableCommand {
     @OptionGroup var document: DocumentArguments
 
     func run() async throws {
-        try await withStore(store) { opened in try await history(opened.store) }
+        try await withStore(store, readOnly: true) { opened in try await history(opened.store) }
     }
 
     private func history<S: DocumentStore>(_ store: S) async throws {

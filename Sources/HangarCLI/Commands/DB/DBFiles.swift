@@ -16,7 +16,7 @@ struct DBExport: AsyncParsableCommand {
     var encrypted = false
 
     func run() async throws {
-        try await withStore(store) { opened in try await export(opened.store) }
+        try await withStore(store, readOnly: true) { opened in try await export(opened.store) }
     }
 
     private func export<S: DocumentStore>(_ store: S) async throws {

@@ -16,7 +16,7 @@ struct DBCheck: AsyncParsableCommand {
     @OptionGroup var store: StoreOption
 
     func run() async throws {
-        try await withStore(store) { opened in
+        try await withStore(store, readOnly: true) { opened in
             let problems = try await Self.problems(in: opened)
             let lines = problems.isEmpty ? ["ok"] : problems
             for line in lines { print(line) }
@@ -78,7 +78,7 @@ struct DBBackup: AsyncParsableCommand {
     static let notSQLite = "backup copies SQLite stores; back up a PostgreSQL database with pg_dump"
 
     func run() async throws {
-        try await withStore(store) { opened in try backUp(opened) }
+        try await withStore(store, readOnly: true) { opened in try backUp(opened) }
     }
 
     /// Copies a SQLite store; another engine's is a one-line error.

@@ -37,7 +37,13 @@ struct OpenedStore: Sendable {
 
 /// The one place a `db` command opens its store: a SQLite file for `--db PATH` (unless `creating`, a missing
 /// file is an error rather than a new empty store), a database server's for `--url URL`.
-func openStore(_ option: StoreOption, creating: Bool, oldKeyFiles: [String] = []) async throws -> OpenedStore {
+///
+/// The verbs that only read (`readOnly`) open a SQLite file read-only, so they work on a read-only file or file
+/// system and change nothing; a store whose schema is older than this Hangar's is opened for writing instead,
+/// which upgrades it, as every verb did before.
+func openStore(_ option: StoreOption, creating: Bool, readOnly: Bool = false, oldKeyFiles: [String] = [])
+    async throws -> OpenedStore
+{
     let encryption = try storeEncryption(keyFile: option.keyFilePath, oldKeyFiles: oldKeyFiles)
     if let url = option.url {
         let name = StoreURL.displayName(of: url)
@@ -61,12 +67,27 @@ func openStore(_ option: StoreOption, creating: Bool, oldKeyFiles: [String] = []
         throw FileFailure(path: path, reason: "No such store")
     }
     do {
-        var configuration = StoreConfiguration()
-        configuration.encryption = encryption
-        let store = try Store(path: path, configuration: configuration)
+        let store = try openSQLiteStore(at: path, readOnly: readOnly, encryption: encryption)
         return OpenedStore(store: store, sqlite: store, name: path)
     } catch {
         throw FileFailure(path: path, reason: error.description)
+    }
+}
+
+/// The SQLite store at `path`, read-only when `readOnly` unless its schema needs an upgrade.
+private func openSQLiteStore(at path: String, readOnly: Bool, encryption: (any DocumentEncryption)?)
+    throws(HangarError) -> Store
+{
+    var configuration = StoreConfiguration()
+    configuration.encryption = encryption
+    guard readOnly else { return try Store(path: path, configuration: configuration) }
+    var readOnlyConfiguration = configuration
+    readOnlyConfiguration.access = .readOnly
+    do {
+        return try Store(path: path, configuration: readOnlyConfiguration)
+    } catch HangarError.readOnly {
+        // An older schema: opening it for writing upgrades it (and says so if the file cannot be written).
+        return try Store(path: path, configuration: configuration)
     }
 }
 
