@@ -16,6 +16,8 @@ let package = Package(
         .library(name: "Hangar", targets: ["Hangar"]),
         // The PostgreSQL engine: its own product, so an app that uses only SQLite neither builds nor links postgres-nio.
         .library(name: "HangarPostgres", targets: ["HangarPostgres"]),
+        // Encryption at rest (AES-GCM per document body): its own product, so only apps that encrypt link swift-crypto.
+        .library(name: "HangarEncryption", targets: ["HangarEncryption"]),
         .executable(name: "hangar", targets: ["HangarCLI"]),
         .executable(name: "pilots", targets: ["pilots"]),
         // The Pilots store over HTTP (Hummingbird): the routes as a library an app can copy, and a thin executable.
@@ -32,6 +34,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.0.0"),
     ],
     targets: [
         // Layer 1: the value model and the codecs. Standard library only.
@@ -62,6 +65,16 @@ let package = Package(
                 "Hangar",
                 "PropertyList",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // Encryption at rest: `AESGCMEncryption`, a `DocumentEncryption` on swift-crypto. Only this target (and the
+        // CLI, the benchmarks and the tests) sees swift-crypto.
+        .target(
+            name: "HangarEncryption",
+            dependencies: [
+                "Hangar",
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings
         ),
@@ -126,6 +139,7 @@ let package = Package(
                 "PropertyList",
                 "Hangar",
                 "HangarPostgres",
+                "HangarEncryption",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -145,7 +159,7 @@ let package = Package(
         // part of a product.
         .target(
             name: "StoreBehaviour",
-            dependencies: ["Hangar", "PropertyList"],
+            dependencies: ["Hangar", "HangarEncryption", "PropertyList"],
             path: "Tests/StoreBehaviour",
             swiftSettings: strictSettings
         ),
@@ -175,6 +189,7 @@ let package = Package(
             name: "HangarTests",
             dependencies: [
                 "Hangar", "PropertyList", "PilotModels", "HangarTestSupport", "StoreBehaviour", "hangar-stress",
+                "HangarEncryption",
                 "HangarFaultVFS",
                 // Only for the README's PostgreSQL quick start (Examples/QuickStartTests.swift).
                 "HangarPostgres",
@@ -201,6 +216,7 @@ let package = Package(
                 "Hangar",
                 "PropertyList",
                 "HangarTestSupport",
+                "HangarEncryption",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
@@ -222,7 +238,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HangarCLITests",
-            dependencies: ["HangarCLI", "HangarTestSupport"],
+            dependencies: ["HangarCLI", "HangarTestSupport", "HangarEncryption"],
             exclude: ["Snapshots"],
             swiftSettings: strictSettings
         ),

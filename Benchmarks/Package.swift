@@ -41,6 +41,7 @@ let package = Package(
                 .product(name: "PropertyList", package: "Hangar"),
                 .product(name: "Hangar", package: "Hangar"),
                 .product(name: "HangarPostgres", package: "Hangar"),
+                .product(name: "HangarEncryption", package: "Hangar"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: [

@@ -26,12 +26,15 @@ public class PostgresReadTransaction: DocumentReader {
     /// The configuration of the store the transaction belongs to.
     public var configuration: StoreConfiguration { store.configuration }
 
+    /// What opens the sealed bodies this transaction reads.
+    var encryption: (any DocumentEncryption)? { store.configuration.encryption }
+
     // MARK: Documents
 
     public func document(in collection: String, key: String) async throws(HangarError) -> StoredDocument? {
         checkValid()
         return try await rows(sql.documents.document, binds(collection, key)) { row in
-            try Self.storedDocument(row, collection: collection, key: key)
+            try Self.storedDocument(row, collection: collection, key: key, encryption: encryption)
         }.first
     }
 
@@ -42,7 +45,7 @@ public class PostgresReadTransaction: DocumentReader {
         var values = binds(collection, key)
         values.append(Int64(revision))
         return try await rows(sql.history.documentRevision, values) { row in
-            try Self.storedDocument(row, collection: collection, key: key)
+            try Self.storedDocument(row, collection: collection, key: key, encryption: encryption)
         }.first
     }
 
@@ -55,7 +58,8 @@ public class PostgresReadTransaction: DocumentReader {
         checkValid()
         return try await rows(sql.documents.documentsOfCollection, binds(collection)) { row in
             let key = try row.makeRandomAccess()[0].decode(String.self)
-            return try Self.storedDocument(row, collection: collection, key: key, firstColumn: 1)
+            return try Self.storedDocument(
+                row, collection: collection, key: key, firstColumn: 1, encryption: encryption)
         }
     }
 
@@ -253,9 +257,10 @@ public class PostgresReadTransaction: DocumentReader {
     }
 
     /// Reads ``PostgresStoreSQL/DocumentStatements/columns`` from `firstColumn` on.
-    static func storedDocument(_ row: PostgresRow, collection: String, key: String, firstColumn: Int = 0) throws
-        -> StoredDocument
-    {
+    static func storedDocument(
+        _ row: PostgresRow, collection: String, key: String, firstColumn: Int = 0,
+        encryption: (any DocumentEncryption)?
+    ) throws -> StoredDocument {
         let cells = row.makeRandomAccess()
         let c = firstColumn
         return StoredDocument(
@@ -265,6 +270,7 @@ public class PostgresReadTransaction: DocumentReader {
             classTag: try cells[c + 3].decode(String?.self),
             createdAt: Date(timeIntervalSince1970: try cells[c + 4].decode(Double.self)),
             updatedAt: Date(timeIntervalSince1970: try cells[c + 5].decode(Double.self)),
-            body: PostgresBytes.bytes(try cells[c + 6].decode(ByteBuffer.self)))
+            body: PostgresBytes.bytes(try cells[c + 6].decode(ByteBuffer.self)),
+            keyID: try cells[c + 7].decode(String?.self), encryption: encryption)
     }
 }

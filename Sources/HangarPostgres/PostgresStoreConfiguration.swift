@@ -34,6 +34,12 @@ public struct PostgresStoreConfiguration: Sendable {
     /// The Hangar configuration: the registry, the collections' options, the change feed's retention. Its
     /// SQLite settings (synchronous, busy timeout, readers) do not apply.
     public var store: StoreConfiguration
+    /// Seals every body saved and opens every sealed body read: the carried ``store``'s
+    /// `StoreConfiguration.encryption`, here for convenience.
+    public var encryption: (any DocumentEncryption)? {
+        get { store.encryption }
+        set { store.encryption = newValue }
+    }
 
     /// Where the store logs (``Hangar/StoreConfiguration/logger``, in ``store``): a logger that drops every
     /// record by default. postgres-nio's own logging stays off (its records may hold statements' values).

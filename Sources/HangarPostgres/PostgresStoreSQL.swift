@@ -153,7 +153,12 @@ package struct PostgresStoreSQL: Sendable {
                 INSERT INTO \(s).change_counter (id, last_sequence, last_transaction, pruned_through)
                 VALUES (1, 0, 0, 0)
                 """,
-            ]
+            ],
+            // 2: encryption at rest. Each body's key id (NULL: plaintext, as every body stored before this step).
+            [
+                "ALTER TABLE \(s).documents ADD COLUMN key_id text",
+                "ALTER TABLE \(s).history ADD COLUMN key_id text",
+            ],
         ]
     }
 
@@ -203,7 +208,7 @@ package struct PostgresStoreSQL: Sendable {
     /// Statements on `documents`. A limit of NULL means none (PostgreSQL's `LIMIT NULL`, where SQLite's is -1).
     package struct DocumentStatements: Sendable {
         /// The columns a stored document is read from, in order.
-        package static let columns = "revision, major, minor, class_tag, created_at, updated_at, body"
+        package static let columns = "revision, major, minor, class_tag, created_at, updated_at, body, key_id"
         /// ``columns`` of one document ($1 collection, $2 key).
         package let document: String
         package let documentExists: String
@@ -211,9 +216,9 @@ package struct PostgresStoreSQL: Sendable {
         package let currentRevision: String
         /// The same, locking the row until the transaction ends (a writer's read before it saves).
         package let currentRevisionForUpdate: String
-        /// revision, major, minor, class_tag of the current document (a writer's read, under the key's lock).
+        /// revision, major, minor, class_tag, key_id of the current document (a writer's read, under the key's lock).
         package let currentRow: String
-        /// One row: revision, major, minor, class_tag of the current document (all NULL when there is none),
+        /// One row: revision, major, minor, class_tag, key_id of the current document (all NULL when there is none),
         /// then the last revision the key ever had (``HistoryStatements/lastRevision``; NULL for a key never
         /// saved): a save's read, under the key's lock, in one round trip.
         package let currentRowAndLastRevision: String
@@ -232,7 +237,7 @@ package struct PostgresStoreSQL: Sendable {
         package let keysOlderThanVersion: String
         /// The keys of documents of a major newer than $2.
         package let keysNewerThanMajor: String
-        /// $3 class tag, $4 major, $5 minor, $6 revision, $7 now (created and updated), $8 body.
+        /// $3 class tag, $4 major, $5 minor, $6 revision, $7 now (created and updated), $8 body, $9 key id.
         package let insertDocument: String
         /// Parameters as ``insertDocument`` ($7 is the update time).
         package let updateDocument: String
@@ -249,7 +254,7 @@ package struct PostgresStoreSQL: Sendable {
             currentRevision = "SELECT revision, major, minor FROM \(s).documents WHERE collection = $1 AND key = $2"
             currentRevisionForUpdate = currentRevision + " FOR UPDATE"
             currentRow =
-                "SELECT revision, major, minor, class_tag FROM \(s).documents WHERE collection = $1 AND key = $2"
+                "SELECT revision, major, minor, class_tag, key_id FROM \(s).documents WHERE collection = $1 AND key = $2"
             collections = "SELECT DISTINCT collection FROM \(s).documents ORDER BY collection"
             countDocuments = "SELECT count(*) FROM \(s).documents WHERE collection = $1"
             keys = "SELECT key FROM \(s).documents WHERE collection = $1 ORDER BY key"
@@ -267,17 +272,17 @@ package struct PostgresStoreSQL: Sendable {
             keysNewerThanMajor = "SELECT key FROM \(s).documents WHERE collection = $1 AND major > $2 ORDER BY key"
             insertDocument = """
                 INSERT INTO \(s).documents
-                    (collection, key, class_tag, major, minor, revision, created_at, updated_at, body)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8)
+                    (collection, key, class_tag, major, minor, revision, created_at, updated_at, body, key_id)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8, $9)
                 """
             updateDocument = """
                 UPDATE \(s).documents SET class_tag = $3, major = $4, minor = $5, revision = $6, updated_at = $7,
-                    body = $8
+                    body = $8, key_id = $9
                 WHERE collection = $1 AND key = $2
                 """
             deleteDocument = "DELETE FROM \(s).documents WHERE collection = $1 AND key = $2"
             currentRowAndLastRevision = """
-                SELECT d.revision, d.major, d.minor, d.class_tag, \(HistoryStatements.lastRevisionExpression(s))
+                SELECT d.revision, d.major, d.minor, d.class_tag, d.key_id, \(HistoryStatements.lastRevisionExpression(s))
                 FROM (SELECT 1) AS one LEFT JOIN \(s).documents AS d ON d.collection = $1 AND d.key = $2
                 """
             let setLastRevision = "WITH last_revision AS (\(HistoryStatements.setLastRevision(s, revision: "$6"))) "
@@ -300,8 +305,39 @@ package struct PostgresStoreSQL: Sendable {
         package let lastRevision: String
         /// Records $3 as the key's last revision.
         package let setLastRevision: String
+        /// collection, key, then document columns, of at most $5 documents after ($1, $2) whose key id is not $4
+        /// ($3 unused), in key order.
+        package let documentsNotSealedWith: String
+        /// The same of kept revisions, after ($1, $2, $3).
+        package let revisionsNotSealedWith: String
+        /// Replaces the body of document ($1, $2) at revision $3 with $5 sealed with key $6, if its key id is
+        /// still $4.
+        package let replaceDocumentBody: String
+        /// The same for a kept revision.
+        package let replaceRevisionBody: String
 
         init(_ s: String) {
+            documentsNotSealedWith = """
+                SELECT collection, key, \(DocumentStatements.columns) FROM \(s).documents
+                WHERE (collection, key) > ($1, $2) AND $3::bigint IS NOT NULL AND key_id IS DISTINCT FROM $4
+                ORDER BY collection, key LIMIT $5::bigint
+                """
+            revisionsNotSealedWith = """
+                SELECT collection, key, revision, major, minor, class_tag, saved_at, saved_at, body, key_id
+                FROM \(s).history
+                WHERE (collection, key, revision) > ($1, $2, $3::bigint) AND key_id IS DISTINCT FROM $4
+                ORDER BY collection, key, revision LIMIT $5::bigint
+                """
+            replaceDocumentBody = """
+                UPDATE \(s).documents SET body = $5, key_id = $6
+                WHERE collection = $1 AND key = $2 AND revision = $3 AND key_id IS NOT DISTINCT FROM $4
+                RETURNING 1
+                """
+            replaceRevisionBody = """
+                UPDATE \(s).history SET body = $5, key_id = $6
+                WHERE collection = $1 AND key = $2 AND revision = $3 AND key_id IS NOT DISTINCT FROM $4
+                RETURNING 1
+                """
             revisions = """
                 SELECT revision, major, minor, class_tag, saved_at, 0 FROM \(s).history
                     WHERE collection = $1 AND key = $2
@@ -311,18 +347,20 @@ package struct PostgresStoreSQL: Sendable {
                 ORDER BY 1
                 """
             documentRevision = """
-                SELECT revision, major, minor, class_tag, saved_at, saved_at, body FROM \(s).history
+                SELECT revision, major, minor, class_tag, saved_at, saved_at, body, key_id FROM \(s).history
                     WHERE collection = $1 AND key = $2 AND revision = $3
                 UNION ALL
                 SELECT \(DocumentStatements.columns) FROM \(s).documents
                     WHERE collection = $1 AND key = $2 AND revision = $3
                 """
             copyCurrentToHistory = """
-                INSERT INTO \(s).history (collection, key, revision, class_tag, major, minor, saved_at, body)
-                SELECT collection, key, revision, class_tag, major, minor, updated_at, body FROM \(s).documents
-                WHERE collection = $1 AND key = $2
+                INSERT INTO \(s).history
+                    (collection, key, revision, class_tag, major, minor, saved_at, body, key_id)
+                SELECT collection, key, revision, class_tag, major, minor, updated_at, body, key_id
+                FROM \(s).documents WHERE collection = $1 AND key = $2
                 ON CONFLICT (collection, key, revision) DO UPDATE SET class_tag = excluded.class_tag,
-                    major = excluded.major, minor = excluded.minor, saved_at = excluded.saved_at, body = excluded.body
+                    major = excluded.major, minor = excluded.minor, saved_at = excluded.saved_at, body = excluded.body,
+                    key_id = excluded.key_id
                 """
             deleteHistory = "DELETE FROM \(s).history WHERE collection = $1 AND key = $2"
             pruneHistory = """

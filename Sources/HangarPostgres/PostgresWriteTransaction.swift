@@ -106,10 +106,9 @@ public final class PostgresWriteTransaction: PostgresReadTransaction, DocumentWr
         key: String, expectedRevision: Int?, readableMajor: Int?, overwritingNewerMajor: Bool, kind: Change.Kind
     ) async throws(HangarError) -> Int {
         let prepared = try DocumentRules.prepareWrite(
-            envelope, current: current.map { ($0.revision, $0.version) }, expectedRevision: expectedRevision,
-            readableMajor: readableMajor, overwritingNewerMajor: overwritingNewerMajor,
-            indexes: configuration.options(for: collection).indexes, collection: collection, key: key,
-            instruments: store.engine.instruments)
+            envelope, current: current.map { ($0.revision, $0.version, $0.keyID) }, expectedRevision: expectedRevision,
+            readableMajor: readableMajor, overwritingNewerMajor: overwritingNewerMajor, configuration: configuration,
+            collection: collection, key: key, instruments: store.engine.instruments)
         // Checked for unique values before anything is written: a duplicate writes nothing.
         for entry in prepared.indexEntries where entry.unique {
             try await checkUnique(entry.name, entry.value, collection: collection, key: key)
@@ -117,13 +116,16 @@ public final class PostgresWriteTransaction: PostgresReadTransaction, DocumentWr
         let now = Date().timeIntervalSince1970
         // The last revision ever was read with the current row, under the key's lock: nothing changed it since.
         let revision = DocumentRules.nextRevision(current: current?.revision, lastEver: lastEver)
+        let (body, keyID) = try DocumentRules.storedBody(
+            prepared, revision: revision, configuration: configuration, collection: collection, key: key)
         var row = binds(collection, key)
         row.append(prepared.classTag)
         row.append(Int64(version.major))
         row.append(Int64(version.minor))
         row.append(Int64(revision))
         row.append(now)
-        row.append(PostgresBytes.bind(prepared.body))
+        row.append(PostgresBytes.bind(body))
+        row.append(keyID)
         // The document's row and the key's last revision ($6) are written by one statement.
         if current != nil {
             try await moveCurrentToHistory(collection: collection, key: key)
@@ -144,6 +146,8 @@ public final class PostgresWriteTransaction: PostgresReadTransaction, DocumentWr
         let revision: Int
         let version: DocumentVersion
         let classTag: String?
+        /// The id of the key its body is sealed with (nil: plaintext).
+        let keyID: String?
     }
 
     /// Takes the key's lock for the rest of the transaction (so a check of its revision and the write that
@@ -152,10 +156,10 @@ public final class PostgresWriteTransaction: PostgresReadTransaction, DocumentWr
         try await transaction.execute(sql.locks.lockKey, binds(collection, key))
         let statement = sql.documents.currentRow
         return try await rows(statement, binds(collection, key)) { row in
-            let (revision, major, minor, classTag) = try row.decode((Int64, Int64, Int64, String?).self)
+            let (revision, major, minor, classTag, keyID) = try row.decode((Int64, Int64, Int64, String?, String?).self)
             return CurrentRow(
                 revision: Int(revision), version: DocumentVersion(major: Int(major), minor: Int(minor)),
-                classTag: classTag)
+                classTag: classTag, keyID: keyID)
         }.first
     }
 
@@ -167,13 +171,13 @@ public final class PostgresWriteTransaction: PostgresReadTransaction, DocumentWr
         try await transaction.execute(sql.locks.lockKey, binds(collection, key))
         let statement = sql.documents.currentRowAndLastRevision
         let found = try await rows(statement, binds(collection, key)) { row in
-            let (revision, major, minor, classTag, lastEver) = try row.decode(
-                (Int64?, Int64?, Int64?, String?, Int64?).self)
+            let (revision, major, minor, classTag, keyID, lastEver) = try row.decode(
+                (Int64?, Int64?, Int64?, String?, String?, Int64?).self)
             var current: CurrentRow?
             if let revision, let major, let minor {
                 current = CurrentRow(
                     revision: Int(revision), version: DocumentVersion(major: Int(major), minor: Int(minor)),
-                    classTag: classTag)
+                    classTag: classTag, keyID: keyID)
             }
             return (current, Int(lastEver ?? 0))
         }

@@ -71,5 +71,6 @@ func insertDocument(_ key: String, collection: String = "pilots", in transaction
     bindings.append(Int64(1))
     bindings.append(1_700_000_000.0)
     bindings.append(PostgresBytes.bind([0x62, 0x70]))
+    bindings.append(String?.none)
     try await transaction.execute(transaction.sql.documents.insertDocument, bindings)
 }

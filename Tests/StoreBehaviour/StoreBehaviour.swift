@@ -59,6 +59,10 @@ public struct StoreBehaviour<Engine: DocumentStore>: Sendable {
         case .exportAndImport: try await exportAndImport()
         case .updateWithRetries: try await updateWithRetries()
         case .reservedKeysAndNames: try await reservedKeysAndNames()
+        case .encryptedBodies: try await encryptedBodies()
+        case .tamperedBodiesQuarantined: try await tamperedBodiesQuarantined()
+        case .rotationUnderWriters: try await rotationUnderWriters()
+        case .sealedExportAndImport: try await sealedExportAndImport()
         }
     }
 
@@ -92,6 +96,7 @@ public enum Behaviour: String, CaseIterable, Sendable, CustomTestStringConvertib
     case migrateOnReadAndBulkUpgrade, bulkUpgradeFromTwoInstances, classTagQueries, keyOrderAndPaging
     case indexesWithExactValues, uniqueIndexes, changeFeed, followingAcrossInstances, changeRetention
     case exportAndImport, updateWithRetries, reservedKeysAndNames
+    case encryptedBodies, tamperedBodiesQuarantined, rotationUnderWriters, sealedExportAndImport
 
     public var testDescription: String { rawValue }
 }

@@ -179,6 +179,14 @@ if !storeOperations.isEmpty && options.includes(datasetNamed: storePlan.name) {
         exit(1)
     }
 }
+// MARK: Encryption rows
+
+do {
+    try runEncryptionSection(options: options)
+} catch {
+    FileHandle.standardError.write(Data("hangar-bench: encryption rows failed: \(error)\n".utf8))
+    exit(1)
+}
 // MARK: PostgreSQL rows (issue 13)
 
 do {

@@ -109,6 +109,39 @@ package enum DocumentRules {
             ])
     }
 
+    // MARK: Encryption at rest
+
+    /// The bytes a prepared body is stored as, for `revision`: sealed with the current key when the store encrypts
+    /// (with the key's id), else as they are (no key id).
+    package static func storedBody(
+        _ prepared: PreparedWrite, revision: Int, configuration: StoreConfiguration, collection: String, key: String
+    ) throws(HangarError) -> (body: [UInt8], keyID: String?) {
+        guard let encryption = configuration.encryption else { return (prepared.body, nil) }
+        let context = EncryptionContext(collection: collection, key: key, revision: revision)
+        return (try encryption.seal(prepared.body, context: context), encryption.currentKeyID)
+    }
+
+    /// Opens a body sealed with `keyID` for `context`; without the key, ``HangarError/keyUnavailable``.
+    package static func open(
+        _ sealed: [UInt8], keyID: String, encryption: (any DocumentEncryption)?, context: EncryptionContext
+    ) throws(HangarError) -> [UInt8] {
+        guard let encryption, encryption.canOpen(keyID: keyID) else {
+            throw HangarError.keyUnavailable(keyID, collection: context.collection, key: context.key)
+        }
+        return try encryption.open(sealed, keyID: keyID, context: context)
+    }
+
+    /// Throws ``HangarError/keyUnavailable`` unless a stored body sealed with `keyID` (nil: plaintext) can be opened:
+    /// a write never replaces a document whose key the store was not given.
+    package static func checkKeyAvailable(
+        _ keyID: String?, configuration: StoreConfiguration, collection: String, key: String
+    ) throws(HangarError) {
+        guard let keyID else { return }
+        guard let encryption = configuration.encryption, encryption.canOpen(keyID: keyID) else {
+            throw HangarError.keyUnavailable(keyID, collection: collection, key: key)
+        }
+    }
+
     // MARK: Saving a model
 
     /// Whether saving a `format` document over one stored at `storedVersion` must read the stored content
@@ -222,19 +255,22 @@ package enum DocumentRules {
         package let indexEntries: [IndexEntry]
     }
 
-    /// Checks a write against the stored document (`current`: its revision and version, nil when there is
-    /// none) and prepares its bytes and index entries. Throws, writing nothing, for a bad name, a revision
-    /// other than `expectedRevision`, a stored newer major (unless `overwritingNewerMajor`), or bytes that
-    /// cannot be encoded.
+    /// Checks a write against the stored document (`current`: its revision, version and key id, nil when there
+    /// is none) and prepares its plaintext bytes and index entries (``storedBody(_:revision:configuration:collection:key:)``
+    /// seals them once the revision is known). Throws, writing nothing, for a bad name, a revision other than
+    /// `expectedRevision`, a stored document sealed with a key the store was not given, a stored newer major
+    /// (unless `overwritingNewerMajor`), or bytes that cannot be encoded.
     package static func prepareWrite(
-        _ envelope: PropertyList, current: (revision: Int, version: DocumentVersion)?, expectedRevision: Int?,
-        readableMajor: Int?, overwritingNewerMajor: Bool, indexes: [IndexDefinition], collection: String,
-        key: String, instruments: StoreInstruments?
+        _ envelope: PropertyList, current: (revision: Int, version: DocumentVersion, keyID: String?)?,
+        expectedRevision: Int?, readableMajor: Int?, overwritingNewerMajor: Bool, configuration: StoreConfiguration,
+        collection: String, key: String, instruments: StoreInstruments?
     ) throws(HangarError) -> PreparedWrite {
         try checkName(collection, what: "collection")
         try checkName(key, what: "key")
         try checkExpected(
             expectedRevision, actual: current?.revision, collection: collection, key: key, instruments: instruments)
+        try checkKeyAvailable(current?.keyID, configuration: configuration, collection: collection, key: key)
+        let indexes = configuration.options(for: collection).indexes
         if let current, let readableMajor, current.version.major > readableMajor, !overwritingNewerMajor {
             throw HangarError(
                 .newerMajor,

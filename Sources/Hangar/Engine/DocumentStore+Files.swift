@@ -26,17 +26,30 @@ extension DocumentStore {
 
     /// Writes every document of `collection` into `directory` (created if needed), one file per key, named as
     /// ``Store/exportCollection(_:to:format:)`` names them. Returns the paths written, in key order.
+    ///
+    /// Files hold the plaintext envelope unless `sealed`: each file then holds the body sealed with the current
+    /// key, as the Encryption article describes (a plaintext body is sealed for the file), and importing it needs
+    /// that key.
     @discardableResult
-    public func exportCollection(_ collection: String, to directory: String, format: PropertyListFormat = .binary)
-        async throws -> [String]
-    {
+    public func exportCollection(
+        _ collection: String, to directory: String, format: PropertyListFormat = .binary, sealed: Bool = false
+    ) async throws -> [String] {
+        let encryption = configuration.encryption
+        if sealed, encryption == nil {
+            throw HangarError(.invalidConfiguration, "A sealed export needs a store opened with encryption")
+        }
         try DocumentFiles.createFolder(directory, collection: collection)
         let documents = try await read { try await $0.documents(in: collection) }
         var paths: [String] = []
         for stored in documents {
             let name = StoreFileNames.fileName(for: stored.key)
             let carryingKey = StoreFileNames.key(forFileName: name) != stored.key
-            try DocumentFiles.writeFile(stored, to: directory + "/" + name, format: format, carryingKey: carryingKey)
+            if sealed, let encryption {
+                try SealedFile.write(stored, encryption: encryption, to: directory + "/" + name, format: format)
+            } else {
+                try DocumentFiles.writeFile(
+                    stored, to: directory + "/" + name, format: format, carryingKey: carryingKey)
+            }
             paths.append(directory + "/" + name)
         }
         return paths
@@ -51,7 +64,9 @@ extension DocumentStore {
     ) async throws -> [(key: String, revision: Int)] {
         var files: [DocumentFiles.ImportFile] = []
         for (index, path) in paths.enumerated() {
-            files.append(try DocumentFiles.readImportFile(path, collection: collection, key: nil))
+            files.append(
+                try DocumentFiles.readImportFile(
+                    path, collection: collection, key: nil, encryption: configuration.encryption))
             if (index + 1) % 100 == 0 || index + 1 == paths.count {
                 progress?(ImportProgress(phase: .reading, done: index + 1, total: paths.count))
             }
@@ -81,7 +96,8 @@ extension DocumentStore {
     public func importFile(_ path: String, into collection: String, key: String? = nil, expectedRevision: Int? = nil)
         async throws -> Int
     {
-        let file = try DocumentFiles.readImportFile(path, collection: collection, key: key)
+        let file = try DocumentFiles.readImportFile(
+            path, collection: collection, key: key, encryption: configuration.encryption)
         return try await write { transaction in
             do throws(HangarError) {
                 return try await transaction.save(

@@ -115,6 +115,26 @@ public protocol DocumentWriter: DocumentReader {
 
     /// Saves a kept earlier revision again, as a new revision; returns the new revision number.
     func restore(key: String, in collection: String, revision: Int) async throws(HangarError) -> Int
+
+    /// At most `limit` stored bodies of `part` not sealed with the key `keyID` (plaintext ones too), after
+    /// `position` (collection, key, revision; from the start when `nil`), in that order: what
+    /// ``DocumentStore/rekey(batchSize:progress:)`` re-encrypts.
+    func bodies(in part: StoredPart, notSealedWith keyID: String, after position: StoredDocument?, limit: Int)
+        async throws(HangarError) -> [StoredDocument]
+
+    /// Replaces the stored bytes of `document` (read from `part`) with `body`, sealed with `keyID`, if that row
+    /// still holds the revision and key id it was read with; returns whether it did. Revision, timestamps, index
+    /// entries and the change feed are left as they are.
+    func replaceBody(of document: StoredDocument, in part: StoredPart, with body: [UInt8], keyID: String)
+        async throws(HangarError) -> Bool
+}
+
+/// Where a stored body is: a document's current revision, or a revision kept in its history.
+public enum StoredPart: Sendable, Hashable, CaseIterable {
+    /// The current revisions (the `documents` table).
+    case current
+    /// The kept earlier revisions (the `history` table).
+    case history
 }
 
 // MARK: The common forms

@@ -18,6 +18,7 @@ public struct HangarError: Error, Sendable, CustomStringConvertible {
             // The store.
             case conflict, notFound, undecodable, invalidDocument, newerSchema, io, invalidName, database
             case duplicate, reservedKey, contention, unsupportedFileSystem, changesTooOld, diskFull, readOnly, corrupt
+            case keyUnavailable
             // A database server (the PostgreSQL engine).
             case connectionLost, outcomeUnknown, timeout, serializationFailure, invalidConfiguration
         }
@@ -109,6 +110,10 @@ public struct HangarError: Error, Sendable, CustomStringConvertible {
         /// `hangar db salvage` copies what still reads into a new store (the *Damaged stores* section of the
         /// *The store* article).
         public static let corrupt = Code(.corrupt)
+        /// A document is sealed with a key the store was not given (``StoreConfiguration/encryption`` is absent,
+        /// or holds other keys; ``HangarError/keyID`` names the key): it is not read, and a save over it, or over
+        /// any other document that key sealed, writes nothing.
+        public static let keyUnavailable = Code(.keyUnavailable)
 
         // MARK: A database server
 
@@ -196,6 +201,8 @@ public struct HangarError: Error, Sendable, CustomStringConvertible {
     public internal(set) var file: String?
     /// The oldest change sequence the store still keeps, for ``Code/changesTooOld``.
     public internal(set) var oldestRetainedSequence: Int?
+    /// The id of the key concerned, for ``Code/keyUnavailable`` (an id derived from the key, never the key).
+    public package(set) var keyID: String?
     /// The message without the values it quotes from a document (`found string` for `found string "12"`),
     /// when it quotes any: what a store or document error shows of a model error it wraps.
     var messageWithoutValues: String?
@@ -327,6 +334,8 @@ extension HangarError {
     public static let changesTooOld = Code.changesTooOld
     /// ``Code/corrupt``, to match with `catch HangarError.corrupt`.
     public static let corrupt = Code.corrupt
+    /// ``Code/keyUnavailable``, to match with `catch HangarError.keyUnavailable`.
+    public static let keyUnavailable = Code.keyUnavailable
     /// ``Code/connectionLost``, to match with `catch HangarError.connectionLost`.
     public static let connectionLost = Code.connectionLost
     /// ``Code/outcomeUnknown``, to match with `catch HangarError.outcomeUnknown`.

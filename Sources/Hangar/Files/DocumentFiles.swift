@@ -11,7 +11,7 @@ package enum DocumentFiles {
         permissions: UInt16 = 0o600
     ) throws(HangarError) {
         guard carryingKey || format != .binary else {
-            try save(stored.body, of: stored, to: path, permissions: permissions)
+            try save(stored.plaintextBody(), of: stored, to: path, permissions: permissions)
             return
         }
         guard case .dictionary(var content) = try stored.envelope() else {
@@ -59,9 +59,9 @@ package enum DocumentFiles {
         package let envelope: PropertyList
     }
 
-    package static func readImportFile(_ path: String, collection: String, key explicitKey: String?)
-        throws(HangarError) -> ImportFile
-    {
+    package static func readImportFile(
+        _ path: String, collection: String, key explicitKey: String?, encryption: (any DocumentEncryption)? = nil
+    ) throws(HangarError) -> ImportFile {
         let fileNameKey = StoreFileNames.key(forFileName: (path as NSString).lastPathComponent)
         if let link = symbolicLink(in: path) {
             throw fileError(
@@ -85,6 +85,9 @@ package enum DocumentFiles {
                 HangarError(
                     .invalidDocument, "Not a property list", collection: collection, key: fileNameKey,
                     underlying: error), path)
+        }
+        if let sealed = SealedFile(envelope) {
+            envelope = try sealed.open(encryption: encryption, path: path)
         }
         var carried: String?
         if case .dictionary(var content) = envelope, let value = content[StoreFileNames.keyMetadataKey] {

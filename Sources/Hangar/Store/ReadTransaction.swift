@@ -30,7 +30,7 @@ public class ReadTransaction {
             StoreSQL.document,
             [.text(collection), .text(key)], collection: collection, key: key
         ) { statement in
-            Self.storedDocument(statement, collection: collection, key: key)
+            self.storedDocument(statement, collection: collection, key: key)
         }.first
     }
 
@@ -176,7 +176,7 @@ public class ReadTransaction {
         return try query(
             StoreSQL.documentsOfCollection, [.text(collection)], collection: collection
         ) { statement in
-            Self.storedDocument(statement, collection: collection, key: statement.text(at: 0), firstColumn: 1)
+            self.storedDocument(statement, collection: collection, key: statement.text(at: 0), firstColumn: 1)
         }
     }
 
@@ -224,7 +224,7 @@ public class ReadTransaction {
             StoreSQL.documentRevision, [.text(collection), .text(key), .integer(Int64(revision))],
             collection: collection, key: key
         ) { statement in
-            Self.storedDocument(statement, collection: collection, key: key)
+            self.storedDocument(statement, collection: collection, key: key)
         }.first
     }
 
@@ -255,9 +255,20 @@ public class ReadTransaction {
     }
 
     /// Reads ``StoreSQL/documentColumns`` from `firstColumn` on.
-    static func storedDocument(_ statement: SQLiteStatement, collection: String, key: String, firstColumn: Int32 = 0)
+    func storedDocument(_ statement: SQLiteStatement, collection: String, key: String, firstColumn: Int32 = 0)
         -> StoredDocument
     {
+        Self.storedDocument(
+            statement, collection: collection, key: key, firstColumn: firstColumn,
+            encryption: store.configuration.encryption)
+    }
+
+    /// The document in `statement`'s row from `firstColumn` on (``StoreSQL/documentColumns``), its sealed body
+    /// opened with `encryption` when it is read.
+    static func storedDocument(
+        _ statement: SQLiteStatement, collection: String, key: String, firstColumn: Int32,
+        encryption: (any DocumentEncryption)?
+    ) -> StoredDocument {
         let c = firstColumn
         return StoredDocument(
             collection: collection, key: key, revision: Int(statement.int64(at: c)),
@@ -265,6 +276,6 @@ public class ReadTransaction {
             classTag: statement.optionalText(at: c + 3),
             createdAt: Date(timeIntervalSince1970: statement.double(at: c + 4)),
             updatedAt: Date(timeIntervalSince1970: statement.double(at: c + 5)),
-            body: statement.blob(at: c + 6))
+            body: statement.blob(at: c + 6), keyID: statement.optionalText(at: c + 7), encryption: encryption)
     }
 }

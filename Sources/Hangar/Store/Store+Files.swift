@@ -78,7 +78,8 @@ extension Store {
     public func importFile(
         _ path: String, into collection: String, key: String? = nil, expectedRevision: Int? = nil
     ) throws(HangarError) -> Int {
-        let file = try DocumentFiles.readImportFile(path, collection: collection, key: key)
+        let file = try DocumentFiles.readImportFile(
+            path, collection: collection, key: key, encryption: configuration.encryption)
         return try writeRethrowingHangarErrors { transaction throws(HangarError) in
             try Self.save(file, in: collection, transaction: transaction, expectedRevision: expectedRevision)
         }
@@ -96,7 +97,9 @@ extension Store {
     ) throws(HangarError) -> [(key: String, revision: Int)] {
         var files: [DocumentFiles.ImportFile] = []
         for (index, path) in paths.enumerated() {
-            files.append(try DocumentFiles.readImportFile(path, collection: collection, key: nil))
+            files.append(
+                try DocumentFiles.readImportFile(
+                    path, collection: collection, key: nil, encryption: configuration.encryption))
             if (index + 1) % 100 == 0 || index + 1 == paths.count {
                 progress?(ImportProgress(phase: .reading, done: index + 1, total: paths.count))
             }

@@ -82,9 +82,10 @@ extension WriteTransaction {
     /// returns why the file could not be written, if it could not. Throws only when the store cannot be read.
     private func writeMirrorFile(of key: String, _ mirror: PendingMirror) throws(HangarError) -> HangarError? {
         let path = mirror.path(for: key)
-        let body = try document(in: mirror.collection, key: key)?.body
+        let stored = try document(in: mirror.collection, key: key)
         do {
-            if let body {
+            // Mirror files hold the plaintext envelope, as exports do.
+            if let body = try stored?.plaintextBody() {
                 let configuration = store.configuration
                 try AtomicFile.createDirectory(mirror.directory, permissions: configuration.folderPermissions)
                 try AtomicFile.save(body, to: path, permissions: configuration.filePermissions)

@@ -63,8 +63,11 @@ extension Store {
     ///
     /// - Throws: only when SQLite cannot open the file at all (missing, a folder, no permission). A file that
     ///   is not a database, or is cut short, is a survey whose every part is ``StoreSurvey/unreadable``.
-    public static func survey(path: String) throws(HangarError) -> StoreSurvey {
-        try survey(DamagedFileReader(path: path))
+    /// With `encryption`, sealed bodies are opened with its keys (without, they are reported unreadable).
+    public static func survey(path: String, encryption: (any DocumentEncryption)? = nil) throws(HangarError)
+        -> StoreSurvey
+    {
+        try survey(DamagedFileReader(path: path, encryption: encryption))
     }
 
     /// SQLite's integrity check of the store file at `path`, read-only, without opening it as a store: `["ok"]`,
@@ -140,11 +143,16 @@ extension Store {
     ///
     /// - Throws: ``HangarError/Code/io`` when `destination` exists (a salvage only writes a new store); what
     ///   opening or writing the new store throws; only when SQLite cannot open `path` at all.
-    public static func salvage(from path: String, to destination: String) throws(HangarError) -> SalvageReport {
+    ///
+    /// The new store is opened with `configuration`; its ``StoreConfiguration/encryption`` also opens the damaged
+    /// file's sealed bodies, which are copied sealed, as stored.
+    public static func salvage(
+        from path: String, to destination: String, configuration: StoreConfiguration = StoreConfiguration()
+    ) throws(HangarError) -> SalvageReport {
         guard !FileManager.default.fileExists(atPath: destination) else {
             throw HangarError(.io, "\(destination) already exists; a salvage writes a new store")
         }
-        let reader = try DamagedFileReader(path: path)
+        let reader = try DamagedFileReader(path: path, encryption: configuration.encryption)
         let surveyed = survey(reader)
         var report = SalvageReport()
         report.found = surveyed.count
@@ -163,7 +171,7 @@ extension Store {
         }
         let (history, lostRevisions) = readableHistory(reader, of: copies)
         report.historyRevisionsLost = lostRevisions
-        let target = try Store(path: destination)
+        let target = try Store(path: destination, configuration: configuration)
         try target.writeSalvaged(
             copies.values.sorted { ($0.collection, $0.key) < ($1.collection, $1.key) }, history: history,
             keyRevisions: reader.keyRevisions(), lastSequence: reader.lastChangeSequence() ?? 0)
@@ -180,9 +188,12 @@ extension Store {
     ///
     /// - Throws: ``HangarError/Code/io`` when `destination` exists; what listing `source`'s collections and
     ///   keys throws (nothing can be copied then); what opening or writing the new store throws.
-    public static func salvage<Source: DocumentStore>(from source: Source, to destination: String) async throws
-        -> SalvageReport
-    {
+    ///
+    /// The new store is opened with `configuration`: give it the source's encryption, so the sealed bodies,
+    /// copied as stored, can be read there.
+    public static func salvage<Source: DocumentStore>(
+        from source: Source, to destination: String, configuration: StoreConfiguration = StoreConfiguration()
+    ) async throws -> SalvageReport {
         guard !FileManager.default.fileExists(atPath: destination) else {
             throw HangarError(.io, "\(destination) already exists; a salvage writes a new store")
         }
@@ -206,7 +217,7 @@ extension Store {
             }
         }
         let lastSequence = (try? await source.read { try await $0.lastChangeSequence() }) ?? 0
-        try Store(path: destination).writeSalvaged(
+        try Store(path: destination, configuration: configuration).writeSalvaged(
             copies, history: history, keyRevisions: [:], lastSequence: lastSequence)
         report.copied = copies.count
         return report
@@ -275,12 +286,13 @@ extension Store {
     }
 
     /// ?1 collection, ?2 key, ?3 class tag, ?4 major, ?5 minor, ?6 revision, ?7 created (saved) at, ?8 body,
-    /// then ?9 updated at for a current revision.
+    /// ?9 key id, then ?10 updated at for a current revision.
     private static func columns(of stored: StoredDocument, updatedAt: Bool) -> [SQLiteValue] {
         var columns: [SQLiteValue] = [
             .text(stored.collection), .text(stored.key), stored.classTag.map(SQLiteValue.text) ?? .null,
             .integer(Int64(stored.version.major)), .integer(Int64(stored.version.minor)),
             .integer(Int64(stored.revision)), .real(stored.createdAt.timeIntervalSince1970), .blob(stored.body),
+            stored.keyID.map(SQLiteValue.text) ?? .null,
         ]
         if updatedAt { columns.append(.real(stored.updatedAt.timeIntervalSince1970)) }
         return columns
@@ -292,12 +304,13 @@ extension StoreSQL {
 
     /// A salvaged current revision, as it was stored (parameters as ``Store/columns(of:updatedAt:)``).
     static let salvageInsertDocument = """
-        INSERT INTO documents (collection, key, class_tag, major, minor, revision, created_at, updated_at, body)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?9, ?8)
+        INSERT INTO documents
+            (collection, key, class_tag, major, minor, revision, created_at, updated_at, body, key_id)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?10, ?8, ?9)
         """
     /// A salvaged history revision, as it was stored.
     static let salvageInsertHistory = """
-        INSERT OR IGNORE INTO history (collection, key, revision, class_tag, major, minor, saved_at, body)
-        VALUES (?1, ?2, ?6, ?3, ?4, ?5, ?7, ?8)
+        INSERT OR IGNORE INTO history (collection, key, revision, class_tag, major, minor, saved_at, body, key_id)
+        VALUES (?1, ?2, ?6, ?3, ?4, ?5, ?7, ?8, ?9)
         """
 }

@@ -59,6 +59,9 @@ public struct StoreConfiguration: Sendable {
     /// How often a follower (``Store/follow(after:in:)``) looks for commits made through other connections
     /// (other processes, other stores on the file); commits through the same store wake it at once.
     public var followPollInterval: Duration = .milliseconds(75)
+    /// Seals every body saved and opens every sealed body read (see the Encryption article); `nil` (the default)
+    /// stores bodies as plaintext and refuses sealed ones (``HangarError/keyUnavailable``).
+    public var encryption: (any DocumentEncryption)?
     /// Where the store logs, what it measures with, and when a transaction is slow (<doc:Observability>):
     /// by default nothing is logged and metrics go to the global `MetricsSystem`.
     public var observability = StoreObservability()

@@ -5,7 +5,9 @@
 ///
 /// - `documents`: the current revision of every document, by (collection, key): its class tag, version,
 ///   revision, timestamps and envelope as a binary property list (`body`).
-/// - `history`: earlier revisions, by (collection, key, revision), as the collection's policy keeps them.
+///   `key_id`: the id of the key that sealed the body (NULL: plaintext; see ``DocumentEncryption``).
+/// - `history`: earlier revisions, by (collection, key, revision), as the collection's policy keeps them, each
+///   with its `key_id`.
 /// - `key_revisions`: the last revision of each deleted key (a stored document's own revision is its key's largest;
 ///   before step 4 every save wrote it too), so that revisions are never reused.
 /// - `index_entries`: one row per (collection, index name, value, key); `value` is an ``IndexValue`` BLOB.
@@ -132,6 +134,11 @@ package enum StoreSchema {
         UPDATE change_counter SET pruned_through = max(pruned_through, last_sequence)
             WHERE NOT EXISTS (SELECT 1 FROM changes WHERE sequence > pruned_through);
         """,
+        // 5: encryption at rest. Each body's key id (NULL: plaintext, as every body stored before this step).
+        """
+        ALTER TABLE documents ADD COLUMN key_id TEXT;
+        ALTER TABLE history ADD COLUMN key_id TEXT;
+        """,
     ]
 
     /// Checks that a file store's journal is the write-ahead log `Store` asked for: SQLite stays in another mode
@@ -216,13 +223,14 @@ enum StoreSQL {
     // MARK: documents
 
     /// The columns ``ReadTransaction/storedDocument(_:collection:key:firstColumn:)`` reads, in order.
-    static let documentColumns = "revision, major, minor, class_tag, created_at, updated_at, body"
+    static let documentColumns = "revision, major, minor, class_tag, created_at, updated_at, body, key_id"
     /// ``documentColumns`` of one document (?1 collection, ?2 key).
     static let document = "SELECT \(documentColumns) FROM documents WHERE collection = ?1 AND key = ?2"
     /// `1` when the document exists.
     static let documentExists = "SELECT 1 FROM documents WHERE collection = ?1 AND key = ?2"
-    /// revision, major, minor of the current document.
-    static let currentRevision = "SELECT revision, major, minor FROM documents WHERE collection = ?1 AND key = ?2"
+    /// revision, major, minor, key_id of the current document.
+    static let currentRevision =
+        "SELECT revision, major, minor, key_id FROM documents WHERE collection = ?1 AND key = ?2"
     /// The class tag of the current document.
     static let currentClassTag = "SELECT class_tag FROM documents WHERE collection = ?1 AND key = ?2"
     /// The collections that hold documents.
@@ -247,17 +255,45 @@ enum StoreSQL {
         "SELECT key FROM documents WHERE collection = ?1 AND (major < ?2 OR (major = ?2 AND minor < ?3)) ORDER BY key"
     /// The keys of documents of a major newer than ?2.
     static let keysNewerThanMajor = "SELECT key FROM documents WHERE collection = ?1 AND major > ?2 ORDER BY key"
-    /// A new document: ?3 class tag, ?4 major, ?5 minor, ?6 revision, ?7 now (created and updated), ?8 body.
+    /// A new document: ?3 class tag, ?4 major, ?5 minor, ?6 revision, ?7 now (created and updated), ?8 body,
+    /// ?9 key id.
     static let insertDocument = """
-        INSERT INTO documents (collection, key, class_tag, major, minor, revision, created_at, updated_at, body)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8)
+        INSERT INTO documents
+            (collection, key, class_tag, major, minor, revision, created_at, updated_at, body, key_id)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8, ?9)
         """
     /// A new revision of a document: parameters as ``insertDocument`` (?7 is the update time).
     static let updateDocument = """
-        UPDATE documents SET class_tag = ?3, major = ?4, minor = ?5, revision = ?6, updated_at = ?7, body = ?8
+        UPDATE documents SET class_tag = ?3, major = ?4, minor = ?5, revision = ?6, updated_at = ?7, body = ?8,
+            key_id = ?9
         WHERE collection = ?1 AND key = ?2
         """
     static let deleteDocument = "DELETE FROM documents WHERE collection = ?1 AND key = ?2"
+
+    // MARK: Encryption at rest
+
+    /// collection, key, then ``documentColumns``, of at most ?5 documents after (?1, ?2) whose key id is not ?4
+    /// (?3 unused), in key order.
+    static let documentsNotSealedWith = """
+        SELECT collection, key, \(documentColumns) FROM documents
+        WHERE (collection, key) > (?1, ?2) AND key_id IS NOT ?4 ORDER BY collection, key LIMIT ?5
+        """
+    /// The same of kept revisions, after (?1, ?2, ?3).
+    static let revisionsNotSealedWith = """
+        SELECT collection, key, revision, major, minor, class_tag, saved_at, saved_at, body, key_id FROM history
+        WHERE (collection, key, revision) > (?1, ?2, ?3) AND key_id IS NOT ?4
+        ORDER BY collection, key, revision LIMIT ?5
+        """
+    /// Replaces the body of document (?1, ?2) at revision ?3 with ?5 sealed with key ?6, if its key id is still ?4.
+    static let replaceDocumentBody = """
+        UPDATE documents SET body = ?5, key_id = ?6
+        WHERE collection = ?1 AND key = ?2 AND revision = ?3 AND key_id IS ?4
+        """
+    /// The same for a kept revision.
+    static let replaceRevisionBody = """
+        UPDATE history SET body = ?5, key_id = ?6
+        WHERE collection = ?1 AND key = ?2 AND revision = ?3 AND key_id IS ?4
+        """
 
     // MARK: history and key_revisions
 
@@ -270,14 +306,14 @@ enum StoreSQL {
         """
     /// ``documentColumns`` of revision ?3, from history or current (history's saved_at stands for both times).
     static let documentRevision = """
-        SELECT revision, major, minor, class_tag, saved_at, saved_at, body FROM history
+        SELECT revision, major, minor, class_tag, saved_at, saved_at, body, key_id FROM history
             WHERE collection = ?1 AND key = ?2 AND revision = ?3
         UNION ALL
         SELECT \(documentColumns) FROM documents WHERE collection = ?1 AND key = ?2 AND revision = ?3
         """
     static let copyCurrentToHistory = """
-        INSERT OR REPLACE INTO history (collection, key, revision, class_tag, major, minor, saved_at, body)
-        SELECT collection, key, revision, class_tag, major, minor, updated_at, body FROM documents
+        INSERT OR REPLACE INTO history (collection, key, revision, class_tag, major, minor, saved_at, body, key_id)
+        SELECT collection, key, revision, class_tag, major, minor, updated_at, body, key_id FROM documents
         WHERE collection = ?1 AND key = ?2
         """
     static let deleteHistory = "DELETE FROM history WHERE collection = ?1 AND key = ?2"

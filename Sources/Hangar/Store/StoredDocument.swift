@@ -17,14 +17,21 @@ public struct StoredDocument: Sendable, Hashable {
     public let createdAt: Date
     /// When this revision was saved.
     public let updatedAt: Date
-    /// The envelope, as a binary property list.
+    /// The bytes as stored: the envelope as a binary property list, or that envelope sealed when ``keyID`` is set
+    /// (``plaintextBody()`` opens it).
     public let body: [UInt8]
+    /// The id of the key that sealed ``body``, or `nil` for a plaintext body.
+    public let keyID: String?
+    /// What opens a sealed body: the store's ``StoreConfiguration/encryption`` when it was read.
+    let encryption: (any DocumentEncryption)?
 
-    /// A stored document as an engine read it.
+    /// A stored document as an engine read it; `encryption` (the store's) opens a body sealed with `keyID`.
     package init(
         collection: String, key: String, revision: Int, version: DocumentVersion, classTag: String?, createdAt: Date,
-        updatedAt: Date, body: [UInt8]
+        updatedAt: Date, body: [UInt8], keyID: String? = nil, encryption: (any DocumentEncryption)? = nil
     ) {
+        self.keyID = keyID
+        self.encryption = encryption
         self.collection = collection
         self.key = key
         self.revision = revision
@@ -35,8 +42,19 @@ public struct StoredDocument: Sendable, Hashable {
         self.body = body
     }
 
-    /// The envelope, decoded.
+    /// The envelope as a binary property list: ``body``, opened when it is sealed. Throws
+    /// ``HangarError/keyUnavailable`` when the store was not given the key, ``HangarError/undecodable`` when the
+    /// sealed bytes fail authentication.
+    public func plaintextBody() throws(HangarError) -> [UInt8] {
+        guard let keyID else { return body }
+        return try DocumentRules.open(
+            body, keyID: keyID, encryption: encryption,
+            context: EncryptionContext(collection: collection, key: key, revision: revision))
+    }
+
+    /// The envelope, opened (``plaintextBody()``) and decoded.
     public func envelope() throws(HangarError) -> PropertyList {
+        let body = try plaintextBody()
         do {
             return try PropertyList(binary: body)
         } catch {
@@ -44,6 +62,24 @@ public struct StoredDocument: Sendable, Hashable {
                 .undecodable, "The stored bytes are not a valid binary property list", collection: collection,
                 key: key, underlying: error)
         }
+    }
+}
+
+extension StoredDocument {
+    /// Stored documents are equal when their facts and stored bytes are (whatever opens them).
+    public static func == (lhs: StoredDocument, rhs: StoredDocument) -> Bool {
+        lhs.collection == rhs.collection && lhs.key == rhs.key && lhs.revision == rhs.revision
+            && lhs.version == rhs.version && lhs.classTag == rhs.classTag && lhs.createdAt == rhs.createdAt
+            && lhs.updatedAt == rhs.updatedAt && lhs.body == rhs.body && lhs.keyID == rhs.keyID
+    }
+
+    /// Hashes the facts and stored bytes.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(collection)
+        hasher.combine(key)
+        hasher.combine(revision)
+        hasher.combine(body)
+        hasher.combine(keyID)
     }
 }
 

@@ -140,11 +140,9 @@ public final class WriteTransaction: ReadTransaction {
         kind: Change.Kind
     ) throws(HangarError) -> Int {
         let prepared = try DocumentRules.prepareWrite(
-            envelope, current: current.map { ($0.revision, $0.version) }, expectedRevision: expectedRevision,
+            envelope, current: current.map { ($0.revision, $0.version, $0.keyID) }, expectedRevision: expectedRevision,
             readableMajor: readableMajor, overwritingNewerMajor: overwritingNewerMajor,
-            indexes: store.configuration.options(for: collection).indexes, collection: collection, key: key,
-            instruments: store.instruments)
-        let body = prepared.body
+            configuration: store.configuration, collection: collection, key: key, instruments: store.instruments)
         let classTag = prepared.classTag
         // Checked for unique values before anything is written: a duplicate writes nothing.
         let entries = try checkUnique(prepared.indexEntries, collection: collection, key: key)
@@ -154,6 +152,8 @@ public final class WriteTransaction: ReadTransaction {
         let revision = DocumentRules.nextRevision(
             current: current?.revision,
             lastEver: current == nil ? try lastRevision(collection: collection, key: key) : 0)
+        let (body, keyID) = try DocumentRules.storedBody(
+            prepared, revision: revision, configuration: store.configuration, collection: collection, key: key)
         if current != nil {
             try moveCurrentToHistory(collection: collection, key: key)
             try execute(
@@ -161,7 +161,7 @@ public final class WriteTransaction: ReadTransaction {
                 [
                     .text(collection), .text(key), classTag.map(SQLiteValue.text) ?? .null,
                     .integer(Int64(version.major)), .integer(Int64(version.minor)), .integer(Int64(revision)),
-                    .real(now), .blob(body),
+                    .real(now), .blob(body), keyID.map(SQLiteValue.text) ?? .null,
                 ], collection: collection, key: key)
         } else {
             try execute(
@@ -169,7 +169,7 @@ public final class WriteTransaction: ReadTransaction {
                 [
                     .text(collection), .text(key), classTag.map(SQLiteValue.text) ?? .null,
                     .integer(Int64(version.major)), .integer(Int64(version.minor)), .integer(Int64(revision)),
-                    .real(now), .blob(body),
+                    .real(now), .blob(body), keyID.map(SQLiteValue.text) ?? .null,
                 ], collection: collection, key: key)
         }
         try replaceIndexEntries(entries, collection: collection, key: key)
@@ -182,6 +182,8 @@ public final class WriteTransaction: ReadTransaction {
     struct CurrentRow {
         let revision: Int
         let version: DocumentVersion
+        /// The id of the key its body is sealed with (nil: plaintext).
+        let keyID: String?
     }
 
     /// The last revision `key` ever had, whether or not it exists now; 0 for a key never saved.
@@ -198,7 +200,8 @@ public final class WriteTransaction: ReadTransaction {
         ) { statement in
             CurrentRow(
                 revision: Int(statement.int64(at: 0)),
-                version: DocumentVersion(major: Int(statement.int64(at: 1)), minor: Int(statement.int64(at: 2))))
+                version: DocumentVersion(major: Int(statement.int64(at: 1)), minor: Int(statement.int64(at: 2))),
+                keyID: statement.optionalText(at: 3))
         }.first
     }
 

@@ -328,7 +328,8 @@ import Testing
         }
         let raw = try SQLiteConnection(path: path, mode: .readWrite, busyTimeout: 1_000)
         try raw.execute(
-            "DROP TABLE changes; DROP TABLE change_counter; DROP TABLE mirror_cursors; PRAGMA user_version = 2")
+            "DROP TABLE changes; DROP TABLE change_counter; DROP TABLE mirror_cursors; "
+                + "\(StoreSchemaDowngrade.dropKeyIDs) PRAGMA user_version = 2")
         let store = try Store(path: path)
         #expect(try store.changes(since: 0).isEmpty)
         try store.write { try $0.save(envelope: Self.envelope(2), key: "a", in: "c") }

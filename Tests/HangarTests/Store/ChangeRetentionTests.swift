@@ -88,7 +88,7 @@ import Testing
             DROP TABLE mirror_cursors; CREATE INDEX changes_by_collection ON changes (collection, sequence);
             DELETE FROM changes;
             UPDATE change_counter SET last_sequence = 3, last_transaction = 3, pruned_through = 1;
-            PRAGMA user_version = 3
+            \(StoreSchemaDowngrade.dropKeyIDs) PRAGMA user_version = 3
             """)
         let store = try Store(path: path)
         #expect(try store.read { try $0.lastChangeSequence() } == 3)

@@ -181,7 +181,8 @@ import Testing
         try raw.execute(
             """
             DROP TABLE mirror_cursors; CREATE INDEX changes_by_collection ON changes (collection, sequence);
-            UPDATE change_counter SET last_sequence = 1, last_transaction = 1; PRAGMA user_version = 3
+            UPDATE change_counter SET last_sequence = 1, last_transaction = 1;
+            \(StoreSchemaDowngrade.dropKeyIDs) PRAGMA user_version = 3
             """)
         let store = try Store(path: path, configuration: Self.configuration(mirror: mirror))
         #expect(try raw.integer("PRAGMA user_version") == StoreSchema.currentVersion)

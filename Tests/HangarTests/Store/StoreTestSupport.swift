@@ -72,3 +72,9 @@ func noteConfiguration(_ options: CollectionOptions = CollectionOptions()) -> St
     configuration.collections["notes"] = options
     return configuration
 }
+
+/// What tests that turn a store back into an older schema version undo of the later steps.
+enum StoreSchemaDowngrade {
+    /// Undoes step 5 (the key id of each body, for encryption at rest).
+    static let dropKeyIDs = "ALTER TABLE documents DROP COLUMN key_id; ALTER TABLE history DROP COLUMN key_id;"
+}

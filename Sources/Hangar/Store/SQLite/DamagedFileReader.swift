@@ -15,9 +15,12 @@ final class DamagedFileReader {
     private let extendedCopy: String?
     /// The file's length and the length its header gives, when it is cut short.
     let cutShort: (length: Int, declared: Int)?
+    /// Opens the sealed bodies read (a store encrypted at rest).
+    let encryption: (any DocumentEncryption)?
 
     /// Opens the file read-only; only a file SQLite cannot open at all (missing, a folder, no permission) throws.
-    init(path: String) throws(HangarError) {
+    init(path: String, encryption: (any DocumentEncryption)? = nil) throws(HangarError) {
+        self.encryption = encryption
         let shortfall = Self.shortfall(of: path)
         var readPath = path
         if let shortfall, let copy = Self.extendedCopy(of: path, to: shortfall.declared) {
@@ -218,7 +221,8 @@ final class DamagedFileReader {
     func document(rowid: Int64) -> Result<StoredDocument, HangarError> {
         row(StoreSQL.salvageDocument, rowid: rowid) { statement in
             ReadTransaction.storedDocument(
-                statement, collection: statement.text(at: 0), key: statement.text(at: 1), firstColumn: 2)
+                statement, collection: statement.text(at: 0), key: statement.text(at: 1), firstColumn: 2,
+                encryption: encryption)
         }
     }
 
@@ -226,7 +230,8 @@ final class DamagedFileReader {
     func historyRevision(rowid: Int64) -> Result<StoredDocument, HangarError> {
         row(StoreSQL.salvageHistoryRevision, rowid: rowid) { statement in
             ReadTransaction.storedDocument(
-                statement, collection: statement.text(at: 0), key: statement.text(at: 1), firstColumn: 2)
+                statement, collection: statement.text(at: 0), key: statement.text(at: 1), firstColumn: 2,
+                encryption: encryption)
         }
     }
 
@@ -322,7 +327,7 @@ extension StoreSQL {
     static let salvageDocument = "SELECT collection, key, \(documentColumns) FROM documents WHERE rowid = ?1"
     /// collection, key, then ``documentColumns`` (saved_at for both times), of the history row ?1.
     static let salvageHistoryRevision = """
-        SELECT collection, key, revision, major, minor, class_tag, saved_at, saved_at, body FROM history
+        SELECT collection, key, revision, major, minor, class_tag, saved_at, saved_at, body, key_id FROM history
         WHERE rowid = ?1
         """
     /// collection, key, revision of every key's last revision.

@@ -8,10 +8,10 @@ struct DB: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "db",
         abstract:
-            "Manage a Hangar store: list, get, put, delete, history, export, import, check, salvage, back up, changes.",
+            "Manage a Hangar store: list, get, put, delete, history, export, import, check, salvage, back up, changes, rekey.",
         subcommands: [
             DBList.self, DBGet.self, DBPut.self, DBRemove.self, DBHistory.self, DBExport.self, DBImport.self,
-            DBCheck.self, DBSalvage.self, DBBackup.self, DBChanges.self,
+            DBCheck.self, DBSalvage.self, DBBackup.self, DBChanges.self, DBRekey.self,
         ]
     )
 }
@@ -23,6 +23,15 @@ struct StoreOption: ParsableArguments {
         name: .long,
         help: "The store's database instead of a file: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE.")
     var url: String?
+    @Option(
+        name: .long,
+        help: "A file holding the store's 32-byte encryption key, raw (default: the file $HANGAR_KEY_FILE names).")
+    var keyFile: String?
+
+    /// The key file: `--key-file`, else the one `HANGAR_KEY_FILE` names; `nil` for a store without encryption.
+    var keyFilePath: String? {
+        keyFile ?? ProcessInfo.processInfo.environment["HANGAR_KEY_FILE"].flatMap { $0.isEmpty ? nil : $0 }
+    }
 
     func validate() throws {
         switch (db, url) {
@@ -56,11 +65,12 @@ enum StoreFileFormat: String, ExpressibleByArgument, CaseIterable {
 
 /// Runs `body` against the opened store (unless `creating`, a missing SQLite file is an error rather than a
 /// new empty store; when `readOnly`, a SQLite file is opened read-only), turning any store error into
-/// `STORE: reason` and exit status 1.
+/// `STORE: reason` and exit status 1. `oldKeyFiles` are read with the key file, for `rekey`.
 func withStore(
-    _ option: StoreOption, creating: Bool = false, readOnly: Bool = false, _ body: (OpenedStore) async throws -> Void
+    _ option: StoreOption, creating: Bool = false, readOnly: Bool = false, oldKeyFiles: [String] = [],
+    _ body: (OpenedStore) async throws -> Void
 ) async throws {
-    let opened = try await openStore(option, creating: creating, readOnly: readOnly)
+    let opened = try await openStore(option, creating: creating, readOnly: readOnly, oldKeyFiles: oldKeyFiles)
     do {
         try await body(opened)
         await opened.close()

@@ -59,7 +59,7 @@ struct DBGet: AsyncParsableCommand {
             print(TreePrinter.render(envelope), terminator: "")
             return
         }
-        let bytes = format == .binary1 ? stored.body : try envelope.encoded(as: .xml)
+        let bytes = format == .binary1 ? try stored.plaintextBody() : try envelope.encoded(as: .xml)
         if output == "-" {
             try AtomicFile.writeToStandardOutput(bytes)
         } else {

@@ -12,6 +12,8 @@ struct DBExport: AsyncParsableCommand {
     @Argument(help: "The collection.") var collection: String
     @Argument(help: "The folder (created if needed).") var directory: String
     @Option(help: "The file format: binary1 or xml1.") var format: StoreFileFormat = .binary1
+    @Flag(help: "Keep the bodies sealed with the store's key (importing them needs that key); plaintext otherwise.")
+    var encrypted = false
 
     func run() async throws {
         try await withStore(store, readOnly: true) { opened in try await export(opened.store) }
@@ -22,7 +24,9 @@ struct DBExport: AsyncParsableCommand {
         guard try await store.read({ try await $0.count(in: collection) }) > 0 else {
             throw self.store.notFound("No collection \(collection)")
         }
-        for path in try await store.exportCollection(collection, to: directory, format: format.format) {
+        let paths = try await store.exportCollection(
+            collection, to: directory, format: format.format, sealed: encrypted)
+        for path in paths {
             print(path)
         }
     }

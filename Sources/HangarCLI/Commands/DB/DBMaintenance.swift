@@ -130,16 +130,19 @@ struct DBSalvage: AsyncParsableCommand {
             throw FileFailure(path: destination, reason: "Already exists; salvage writes a new store")
         }
         var report = SalvageReport()
+        var configuration = StoreConfiguration()
+        configuration.encryption = try storeEncryption(keyFile: store.keyFilePath, oldKeyFiles: [])
         if let path = store.db {
             guard FileManager.default.fileExists(atPath: path) else { throw store.notFound("No such store") }
             do throws(HangarError) {
-                report = try Store.salvage(from: path, to: destination)
+                report = try Store.salvage(from: path, to: destination, configuration: configuration)
             } catch {
                 throw FileFailure(path: error.code == .io ? destination : path, reason: error.description)
             }
         } else {
             let destination = destination
-            try await withStore(store) { opened in report = try await Store.salvage(from: opened.store, to: destination)
+            try await withStore(store) { opened in
+                report = try await Store.salvage(from: opened.store, to: destination, configuration: configuration)
             }
         }
         print(Self.lines(report).map(oneLine).joined(separator: "\n"))

@@ -1,5 +1,6 @@
 import Foundation
 import Hangar
+import HangarEncryption
 import HangarPostgres
 
 /// A store a `db` command opened: the engine-neutral store every verb works on, and the SQLite ``Store``
@@ -40,7 +41,10 @@ struct OpenedStore: Sendable {
 /// The verbs that only read (`readOnly`) open a SQLite file read-only, so they work on a read-only file or file
 /// system and change nothing; a store whose schema is older than this Hangar's is opened for writing instead,
 /// which upgrades it, as every verb did before.
-func openStore(_ option: StoreOption, creating: Bool, readOnly: Bool = false) async throws -> OpenedStore {
+func openStore(_ option: StoreOption, creating: Bool, readOnly: Bool = false, oldKeyFiles: [String] = [])
+    async throws -> OpenedStore
+{
+    let encryption = try storeEncryption(keyFile: option.keyFilePath, oldKeyFiles: oldKeyFiles)
     if let url = option.url {
         let name = StoreURL.displayName(of: url)
         let scheme = try StoreURL.scheme(of: url)
@@ -50,7 +54,7 @@ func openStore(_ option: StoreOption, creating: Bool, readOnly: Bool = false) as
                 reason: "Unknown store URL scheme \"\(scheme)\" (use postgres:// or postgresql://, or --db PATH)")
         }
         do {
-            let store = try await openPostgresStore(url: url)
+            let store = try await openPostgresStore(url: url, encryption: encryption)
             return OpenedStore(store: store, sqlite: nil, postgres: store, name: name, url: url)
         } catch let failure as FileFailure {
             throw failure
@@ -63,7 +67,7 @@ func openStore(_ option: StoreOption, creating: Bool, readOnly: Bool = false) as
         throw FileFailure(path: path, reason: "No such store")
     }
     do {
-        let store = try openSQLiteStore(at: path, readOnly: readOnly)
+        let store = try openSQLiteStore(at: path, readOnly: readOnly, encryption: encryption)
         return OpenedStore(store: store, sqlite: store, name: path)
     } catch {
         throw FileFailure(path: path, reason: error.description)
@@ -71,15 +75,19 @@ func openStore(_ option: StoreOption, creating: Bool, readOnly: Bool = false) as
 }
 
 /// The SQLite store at `path`, read-only when `readOnly` unless its schema needs an upgrade.
-private func openSQLiteStore(at path: String, readOnly: Bool) throws(HangarError) -> Store {
-    guard readOnly else { return try Store(path: path) }
+private func openSQLiteStore(at path: String, readOnly: Bool, encryption: (any DocumentEncryption)?)
+    throws(HangarError) -> Store
+{
     var configuration = StoreConfiguration()
-    configuration.access = .readOnly
+    configuration.encryption = encryption
+    guard readOnly else { return try Store(path: path, configuration: configuration) }
+    var readOnlyConfiguration = configuration
+    readOnlyConfiguration.access = .readOnly
     do {
-        return try Store(path: path, configuration: configuration)
+        return try Store(path: path, configuration: readOnlyConfiguration)
     } catch HangarError.readOnly {
         // An older schema: opening it for writing upgrades it (and says so if the file cannot be written).
-        return try Store(path: path)
+        return try Store(path: path, configuration: configuration)
     }
 }
 
@@ -87,10 +95,30 @@ private func openSQLiteStore(at path: String, readOnly: Bool) throws(HangarError
 /// Opens the PostgreSQL store at `url` (its schema created or upgraded as needed), waiting at most 5 seconds for
 /// a connection: a command facing an unreachable server says so soon. Error lines name the store as
 /// ``StoreURL/displayName(of:)`` does, never with the password.
-func openPostgresStore(url: String) async throws -> PostgresStore {
+func openPostgresStore(url: String, encryption: (any DocumentEncryption)? = nil) async throws -> PostgresStore {
     var configuration = try PostgresStoreConfiguration(url: url)
+    configuration.encryption = encryption
     configuration.acquireTimeout = .seconds(5)
     return try await PostgresStore(configuration: configuration)
+}
+
+/// The encryption a `db` command opens its store with: the key in `keyFile` (exactly 32 raw bytes), with the
+/// keys of `oldKeyFiles` for reading; `nil` without a key file. A key file of another size, or one that cannot be
+/// read, is a one-line error naming the file (never its contents).
+func storeEncryption(keyFile: String?, oldKeyFiles: [String]) throws -> AESGCMEncryption? {
+    guard let keyFile else {
+        if let old = oldKeyFiles.first { throw FileFailure(path: old, reason: "An old key file needs --key-file") }
+        return nil
+    }
+    var keys: [[UInt8]] = []
+    for path in [keyFile] + oldKeyFiles {
+        do {
+            keys.append(try AESGCMEncryption.readKeyFile(path))
+        } catch {
+            throw FileFailure(path: path, reason: error.message)
+        }
+    }
+    return try AESGCMEncryption(key: keys[0], oldKeys: Array(keys.dropFirst()))
 }
 
 /// Reading the `--url` of a store without ever repeating its password.
