@@ -18,10 +18,20 @@ let package = Package(
         .library(name: "HangarPostgres", targets: ["HangarPostgres"]),
         .executable(name: "hangar", targets: ["HangarCLI"]),
         .executable(name: "pilots", targets: ["pilots"]),
+        // The Pilots store over HTTP (Hummingbird): the routes as a library an app can copy, and a thin executable.
+        .library(name: "PilotsHTTP", targets: ["PilotsHTTP"]),
+        .executable(name: "pilots-server", targets: ["pilots-server"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.21.0"),
+        // Only the Pilots server targets (and their tests) see these.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.0.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
     ],
     targets: [
         // Layer 1: the value model and the codecs. Standard library only.
@@ -70,6 +80,38 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Examples/Pilots/Tour",
+            swiftSettings: strictSettings
+        ),
+        // The Pilots store over HTTP: routes, content negotiation, errors and the change stream (Hummingbird 2).
+        .target(
+            name: "PilotsHTTP",
+            dependencies: [
+                "PilotModels",
+                "Hangar",
+                "PropertyList",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Examples/Pilots/Server/PilotsHTTP",
+            swiftSettings: strictSettings
+        ),
+        // `swift run pilots-server`: opens the store (SQLite or PostgreSQL), metrics, graceful shutdown.
+        .executableTarget(
+            name: "pilots-server",
+            dependencies: [
+                "PilotsHTTP",
+                "PilotModels",
+                "Hangar",
+                "HangarPostgres",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Examples/Pilots/Server/Main",
             swiftSettings: strictSettings
         ),
         // Layer 3: the command-line tool. The target is `HangarCLI` (Sources/HangarCLI), so no two paths differ only
@@ -149,6 +191,12 @@ let package = Package(
         .testTarget(
             name: "PilotsTourTests",
             dependencies: ["pilots", "HangarTestSupport"],
+            swiftSettings: strictSettings
+        ),
+        // The server as a child process, talked to over loopback HTTP (both engines).
+        .testTarget(
+            name: "PilotsServerTests",
+            dependencies: ["pilots-server", "PilotModels", "Hangar", "HangarPostgres", "PropertyList", "HangarTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -134,6 +134,20 @@ public final class ChildProcess: @unchecked Sendable {
             .map { String(decoding: $0, as: UTF8.self) }
     }
 
+    /// What the child has printed so far, decoded as UTF-8 (a line may still be incomplete).
+    public var outputSoFar: String {
+        condition.lock()
+        defer { condition.unlock() }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Whether the child's standard output has ended (it closed it, or it ended).
+    public var outputEnded: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return reachedEnd
+    }
+
     /// What the child wrote to standard error.
     public var standardError: String {
         (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""

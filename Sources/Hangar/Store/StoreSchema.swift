@@ -18,9 +18,9 @@
 ///   are no longer written since step 4: a transaction's id is the sequence of its first change).
 ///
 /// Every statement the store runs on them is in ``StoreSQL``.
-enum StoreSchema {
+package enum StoreSchema {
     /// The schema version this code writes.
-    static var currentVersion: Int64 { Int64(steps.count) }
+    package static var currentVersion: Int64 { Int64(steps.count) }
 
     /// Step `n` upgrades a store from version `n` to `n + 1`.
     static let steps: [String] = [

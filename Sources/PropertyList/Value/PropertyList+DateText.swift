@@ -14,4 +14,14 @@ extension PropertyList {
             String(decoding: $0, as: UTF8.self)
         }
     }
+
+    /// The date an ISO 8601 text names, read as the XML reader reads `<date>` (and as
+    /// ``iso8601Text(forDate:fractionDigits:)`` writes it): `YYYY-MM-DDTHH:MM:SSZ`, optionally with a fraction
+    /// before the `Z`. Use it to read back the strings ``JSONEncodingOptions/lossyDatesAndData`` writes.
+    ///
+    /// - Returns: the seconds since 2001-01-01 00:00:00 UTC, or `nil` when `text` is not such a date.
+    public static func date(fromISO8601Text text: String) -> Double? {
+        let bytes = Array(text.utf8)
+        return CalendarDate.parseISO8601(count: bytes.count) { bytes[$0] }
+    }
 }

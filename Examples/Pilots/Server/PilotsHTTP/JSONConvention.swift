@@ -1,0 +1,46 @@
+import Foundation
+import PropertyList
+
+/// How a JSON body carries the values JSON has no type for, so that a JSON round trip of a pilot is lossless.
+///
+/// On the way out every date is an ISO-8601 string in UTC with up to six fraction digits
+/// (`1984-03-05T00:00:00Z`, `2001-01-01T00:00:00.25Z`) and every data value a base64 string
+/// (``PropertyList/JSONEncodingOptions/lossyDatesAndData``). On the way in, strings stay strings except at the
+/// keys the model reads as dates or data: there an ISO-8601 string becomes a date and a base64 string data. A
+/// string there that is neither is a 400 naming the key. Dates are exact to the microsecond.
+public struct JSONConvention: Sendable {
+    /// The top-level content keys the model reads as dates.
+    public var dateKeys: Set<String>
+    /// The top-level content keys the model reads as data.
+    public var dataKeys: Set<String>
+
+    /// A convention for a model with the given date and data keys.
+    public init(dateKeys: Set<String>, dataKeys: Set<String> = []) {
+        self.dateKeys = dateKeys
+        self.dataKeys = dataKeys
+    }
+
+    /// The Pilot's: `dateOfBirth` is a date (its airplanes hold neither dates nor data), in every version.
+    public static let pilots = JSONConvention(dateKeys: ["dateOfBirth"])
+
+    /// `value` (a JSON body, parsed) with the strings at date and data keys read as dates and data.
+    func restoringTypes(in value: PropertyList) throws(APIError) -> PropertyList {
+        guard case .dictionary(var entries) = value else { return value }
+        for key in dateKeys {
+            guard case .string(let text)? = entries[key] else { continue }
+            guard let seconds = PropertyList.date(fromISO8601Text: text) else {
+                throw APIError(
+                    .badRequest, "\(key): expected an ISO-8601 date such as 1984-03-05T00:00:00Z, found string \(text.debugDescription)")
+            }
+            entries[key] = .date(seconds)
+        }
+        for key in dataKeys {
+            guard case .string(let text)? = entries[key] else { continue }
+            guard let bytes = Data(base64Encoded: text) else {
+                throw APIError(.badRequest, "\(key): expected base64 data, found a string that is not base64")
+            }
+            entries[key] = .data([UInt8](bytes))
+        }
+        return .dictionary(entries)
+    }
+}

@@ -1,0 +1,185 @@
+import Hangar
+import Hummingbird
+import PilotModels
+import PropertyList
+
+extension PilotsAPI {
+    /// `GET /pilots?limit=&offset=[&class=TAG | &index=NAME&value=V]`: a page of keys, sorted, as
+    /// `{keys, offset, limit, nextOffset?}` (`nextOffset` only when more keys follow).
+    func listKeys(_ request: Request) async throws -> Response {
+        let format = try responseFormat(request)
+        let query = request.uri.queryParameters
+        let limit = try integer(query.get("limit"), name: "limit", in: 1...options.maximumPageSize)
+            ?? options.defaultPageSize
+        let offset = try integer(query.get("offset"), name: "offset", in: 0...Int.max) ?? 0
+        let filter = try KeyFilter(query: query, declared: store.configuration.options(for: collection).indexes)
+        let page = try await store.read { reader in
+            try await filter.page(of: collection, in: reader, limit: limit, offset: offset)
+        }
+        var answer: PropertyList.Dictionary = [
+            "keys": .array(page.keys.map { .string($0) }), "offset": .integer(.init(offset)),
+            "limit": .integer(.init(limit)),
+        ]
+        if page.more { answer["nextOffset"] = .integer(.init(offset + page.keys.count)) }
+        return try respond(.dictionary(answer), in: format)
+    }
+
+    /// `GET /pilots/{key}`: the document (migrated to the current major when older) with its revision as ETag;
+    /// 304 when `If-None-Match` names that revision; 404 when there is none; 409 for a stored newer major.
+    func getDocument(_ request: Request, key: String) async throws -> Response {
+        let format = try responseFormat(request)
+        guard let stored = try await store.read({ try await $0.document(in: collection, key: key) }) else {
+            throw APIError(.notFound, "\(collection)/\(key): no such document")
+        }
+        let envelope = try bodies.envelope(of: stored)
+        if let condition = RevisionTag.condition(request.headers[.ifNoneMatch]), condition.matches(stored.revision) {
+            return Response(status: .notModified, headers: [.eTag: RevisionTag.header(stored.revision)])
+        }
+        return try respond(envelope, in: format, revision: stored.revision)
+    }
+
+    /// `PUT /pilots/{key}`: saves the body (any readable version, migrated on the way in) under `key`; 201 when
+    /// it created the document, else 200, with the new revision as ETag. `If-Match` / `If-None-Match` decide
+    /// the expected revision (412 when it is not met).
+    func putDocument(_ request: Request, key: String) async throws -> Response {
+        guard let bodyFormat = BodyFormat.forContentType(request.headers[.contentType]) else {
+            throw APIError(
+                .unsupportedMediaType,
+                "Content-Type \(request.headers[.contentType] ?? "(none)") is not read: use application/json, "
+                    + "application/x-plist+xml or application/x-plist")
+        }
+        let bytes = try await body(of: request)
+        let incoming = try bodies.read(bytes, as: bodyFormat, key: key)
+        let preconditions = WritePreconditions(request)
+        let (revision, created) = try await store.write { writer in
+            let current = try await writer.document(in: collection, key: key)
+            try bodies.checkWritable(current)
+            let expected = try preconditions.expectedRevision(current: current?.revision)
+            let revision =
+                if let envelope = incoming.newerMinorEnvelope {
+                    try await writer.save(envelope: envelope, key: key, in: collection, expectedRevision: expected)
+                } else {
+                    try await writer.save(incoming.pilot, key: key, in: collection, expectedRevision: expected)
+                }
+            return (revision, current == nil)
+        }
+        var headers: HTTPFields = [.eTag: RevisionTag.header(revision)]
+        if created { headers[.location] = "/\(collection)/\(key)" }
+        return Response(status: created ? .created : .ok, headers: headers)
+    }
+
+    /// `DELETE /pilots/{key}`: 204, or 404 when there is none; `If-Match` as for PUT; a stored newer major is 409.
+    func deleteDocument(_ request: Request, key: String) async throws -> Response {
+        let preconditions = WritePreconditions(request)
+        let deleted = try await store.write { writer in
+            let current = try await writer.document(in: collection, key: key)
+            try bodies.checkWritable(current)
+            let expected = try preconditions.expectedRevision(current: current?.revision)
+            guard current != nil else { return false }
+            return try await writer.delete(key: key, in: collection, expectedRevision: expected)
+        }
+        guard deleted else { throw APIError(.notFound, "\(collection)/\(key): no such document") }
+        return Response(status: .noContent)
+    }
+
+    /// `GET /pilots/{key}/history`: `{key, revisions: [{revision, majorVersion, minorVersion, class?, savedAt,
+    /// current}]}`, oldest first; the current revision (if any) as ETag.
+    func history(_ request: Request, key: String) async throws -> Response {
+        let format = try responseFormat(request)
+        let revisions = try await store.read { try await $0.history(in: collection, key: key) }
+        guard !revisions.isEmpty else { throw APIError(.notFound, "\(collection)/\(key): no such document") }
+        let list: [PropertyList] = revisions.map { info in
+            var entry: PropertyList.Dictionary = [
+                "revision": .integer(.init(info.revision)), "majorVersion": .integer(.init(info.version.major)),
+                "minorVersion": .integer(.init(info.version.minor)),
+                "savedAt": .date(info.savedAt.timeIntervalSinceReferenceDate), "current": .boolean(info.isCurrent),
+            ]
+            if let tag = info.classTag { entry["class"] = .string(tag) }
+            return .dictionary(entry)
+        }
+        let current = revisions.last(where: \.isCurrent)?.revision
+        return try respond(["key": .string(key), "revisions": .array(list)], in: format, revision: current)
+    }
+
+    /// `GET /pilots/{key}/revisions/{n}`: a kept revision, as `GET /pilots/{key}` answers it, with ETag `"n"`.
+    func revision(_ request: Request, key: String, revision: Int) async throws -> Response {
+        let format = try responseFormat(request)
+        let stored = try await store.read {
+            try await $0.document(in: collection, key: key, revision: revision)
+        }
+        guard let stored else {
+            throw APIError(.notFound, "\(collection)/\(key): revision \(revision) is not kept")
+        }
+        return try respond(try bodies.envelope(of: stored), in: format, revision: stored.revision)
+    }
+
+    /// The request body, at most ``PilotsAPIOptions/maximumBodySize`` bytes (413 beyond).
+    func body(of request: Request) async throws(APIError) -> [UInt8] {
+        let limit = options.maximumBodySize
+        let tooLarge = APIError(.contentTooLarge, "The body is larger than \(limit) bytes")
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit { throw tooLarge }
+        do {
+            let buffer = try await request.body.collect(upTo: limit)
+            return Array(buffer.readableBytesView)
+        } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
+            throw tooLarge
+        } catch {
+            throw APIError(.badRequest, "The body could not be read: \(error)")
+        }
+    }
+
+    /// An integer query parameter in `range`; `nil` when absent, 400 otherwise.
+    func integer(_ text: String?, name: String, in range: ClosedRange<Int>) throws(APIError) -> Int? {
+        guard let text else { return nil }
+        guard let value = Int(text), range.contains(value) else {
+            throw APIError(.badRequest, "\(name) must be an integer from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return value
+    }
+}
+
+/// What `GET /pilots` lists: every key, or those of a class tag, or those an index maps a value to.
+struct KeyFilter: Sendable {
+    enum Kind: Sendable {
+        case all
+        case classTag(String)
+        case index(String, value: String)
+    }
+    let kind: Kind
+
+    /// The filter `class=TAG` or `index=NAME&value=V` asks for (one at a time); 400 for an undeclared index.
+    init(query: Parameters, declared: [IndexDefinition]) throws(APIError) {
+        let classTag = query.get("class")
+        let index = query.get("index")
+        let value = query.get("value")
+        switch (classTag, index, value) {
+        case (nil, nil, nil): kind = .all
+        case (let tag?, nil, nil): kind = .classTag(tag)
+        case (nil, let index?, let value?):
+            guard declared.contains(where: { $0.name == index }) else {
+                let names = declared.map(\.name).sorted().joined(separator: ", ")
+                throw APIError(.badRequest, "No index \(index.debugDescription); the indexes are \(names)")
+            }
+            kind = .index(index, value: value)
+        default:
+            throw APIError(.badRequest, "Filter by class=TAG or by index=NAME&value=V, one at a time")
+        }
+    }
+
+    /// At most `limit` keys after `offset`, and whether more follow.
+    func page(of collection: String, in reader: some DocumentReader, limit: Int, offset: Int) async throws
+        -> (keys: [String], more: Bool)
+    {
+        let keys: [String]
+        switch kind {
+        case .all:
+            keys = try await reader.keys(in: collection, order: .ascending, limit: limit + 1, offset: offset)
+            return (Array(keys.prefix(limit)), keys.count > limit)
+        case .classTag(let tag): keys = try await reader.keys(in: collection, classTag: tag)
+        case .index(let index, let value):
+            keys = try await reader.keys(in: collection, index: index, equalTo: .string(value))
+        }
+        let page = keys.dropFirst(offset).prefix(limit)
+        return (Array(page), offset + page.count < keys.count)
+    }
+}
