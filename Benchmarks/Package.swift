@@ -60,6 +60,7 @@ let package = Package(
             dependencies: [
                 "BenchSQLite",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: [

@@ -51,7 +51,9 @@ final class ServerProcess {
         process.arguments = arguments + ["--port", "0"]
         let output = Pipe()
         process.standardOutput = output
-        FileManager.default.createFile(atPath: logPath, contents: nil)
+        guard FileManager.default.createFile(atPath: logPath, contents: nil) else {
+            throw ServerSetupError("cannot create \(logPath)")
+        }
         process.standardError = FileHandle(forWritingAtPath: logPath)
         let lines = SharedText()
         let listening = DispatchSemaphore(value: 0)

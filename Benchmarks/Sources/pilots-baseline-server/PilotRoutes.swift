@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOCore
 
 /// The Pilot document as the app's Codable mirror: the pilot's keys beside `majorVersion` / `minorVersion`.
 struct PilotDocument: Codable, Sendable {
@@ -117,7 +118,7 @@ struct PilotRoutes: Sendable {
         let buffer = try await request.body.collect(upTo: 16 << 20)
         let document: PilotDocument
         do {
-            document = try format.decode(Data(buffer: buffer))
+            document = try format.decode(Data(buffer.readableBytesView))
         } catch {
             throw HTTPError(.badRequest, message: "not a pilot document: \(error)")
         }

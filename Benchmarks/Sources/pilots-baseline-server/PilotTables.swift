@@ -22,8 +22,9 @@ struct TableError: Error, CustomStringConvertible {
 
 // MARK: SQLite
 
-/// One connection to the file, with the statements an app team prepares once.
-final class SQLiteConnection {
+/// One connection to the file, with the statements an app team prepares once. `@unchecked Sendable`: it moves
+/// between tasks, but only one borrower (under the writer lock, or lent from the reader pool) uses it at a time.
+final class SQLiteConnection: @unchecked Sendable {
     let handle: OpaquePointer
     private var statements: [String: OpaquePointer] = [:]
 
@@ -174,8 +175,8 @@ struct PostgresPilotTable: PilotTable {
         self.logger = logger
         let quoted = "\"\(schema.replacingOccurrences(of: "\"", with: "\"\""))\""
         table = "\(quoted).pilots"
-        try await client.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(quoted)"), logger: logger)
-        try await client.query(
+        _ = try await client.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(quoted)"), logger: logger)
+        _ = try await client.query(
             PostgresQuery(
                 unsafeSQL:
                     "CREATE TABLE IF NOT EXISTS \(table) (key text PRIMARY KEY, revision bigint NOT NULL, body bytea NOT NULL)"

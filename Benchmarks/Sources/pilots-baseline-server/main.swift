@@ -73,7 +73,7 @@ func runServer(_ options: ServerOptions) async throws {
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? options.port
             print("listening on http://\(options.host):\(port)")
-            fflush(stdout)
+            fflush(nil)  // all streams: the driver reads the line from a pipe
         },
         logger: logger)
     try await app.runService()
