@@ -10,12 +10,18 @@ let package = Package(
     name: "HangarBenchmarks",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "hangar-bench", targets: ["hangar-bench"])
+        .executable(name: "hangar-bench", targets: ["hangar-bench"]),
+        // The `server` section's processes: the hand-written baseline server and the HTTP load generator.
+        .executable(name: "pilots-baseline-server", targets: ["pilots-baseline-server"]),
+        .executable(name: "hangar-load", targets: ["hangar-load"]),
     ],
     dependencies: [
         .package(name: "Hangar", path: ".."),
         // The raw baseline of the PostgreSQL rows (`--filter postgres`): the same client the store uses.
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.21.0"),
+        // The baseline server of the `server` section (pilots-server's peer) and the load generator's HTTP/1.1 client.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         // Counts malloc-family calls (glibc only), so each row can report allocations per operation.
@@ -43,6 +49,32 @@ let package = Package(
                 .product(name: "HangarPostgres", package: "Hangar"),
                 .product(name: "HangarEncryption", package: "Hangar"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            swiftSettings: [
+                .enableUpcomingFeature("ExistentialAny")
+            ]
+        ),
+        // The `server` section's baseline: the Pilots routes as an app team writes them by hand today (Codable,
+        // PropertyListEncoder/Decoder, a plain table in SQLite or PostgreSQL). See README.md, "The server rows".
+        .executableTarget(
+            name: "pilots-baseline-server",
+            dependencies: [
+                "BenchSQLite",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            swiftSettings: [
+                .enableUpcomingFeature("ExistentialAny")
+            ]
+        ),
+        // The `server` section's load generator: keep-alive HTTP/1.1 connections on one event loop (SwiftNIO).
+        .executableTarget(
+            name: "hangar-load",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: [
                 .enableUpcomingFeature("ExistentialAny")

@@ -23,8 +23,10 @@ struct Options {
                             memory, process, store-batch-save, store-single-save, store-load, store-upgrade,
                             follow-in-process, follow-cross-process (follower latency), postgres-batch-save,
                             postgres-single-save, postgres-load, postgres-index-query, postgres-throughput,
-                            postgres-mixed (PostgreSQL: need HANGAR_BENCH_POSTGRES_URL or HANGAR_TEST_POSTGRES_URL)
-                            (e.g. --filter datasets, --filter decode, --filter store, --filter follow, --filter postgres)
+                            postgres-mixed (PostgreSQL: need HANGAR_BENCH_POSTGRES_URL or HANGAR_TEST_POSTGRES_URL),
+                            server-get, server-update (pilots-server against the hand-written baseline over HTTP)
+                            (e.g. --filter datasets, --filter decode, --filter store, --filter follow, --filter postgres,
+                            --filter server)
           --dataset NAMES   comma-separated substrings of dataset names: pilots-1MB, pilots-30MB, corpus-rust-3byte,
                             pilots, wide, strings, deep, store-10k (store-2k with --quick)
           --contender NAMES comma-separated substrings of contender names (e.g. --contender hangar, for a profiler)
@@ -33,7 +35,9 @@ struct Options {
 
         The dataset files are generated on first use (python3 Scripts/make-datasets.py) into Benchmarks/.datasets
         (or $HANGAR_DATASETS_DIR). The process rows need the release hangar: `swift build -c release --product
-        hangar` at the repository root (or $HANGAR_BIN), and plistutil (libplist-utils).
+        hangar` at the repository root (or $HANGAR_BIN), and plistutil (libplist-utils). The server rows need the
+        release pilots-server (`swift build -c release --product pilots-server` at the root, or $PILOTS_SERVER_BIN)
+        and this package's release build (pilots-baseline-server and hangar-load beside hangar-bench).
         """
 
     init(arguments: [String]) throws {

@@ -195,6 +195,14 @@ do {
     FileHandle.standardError.write(Data("hangar-bench: PostgreSQL rows failed: \(error)\n".utf8))
     exit(1)
 }
+// MARK: Server rows: pilots-server against the hand-written baseline over HTTP
+
+do {
+    try runServerSection(options: options)
+} catch {
+    FileHandle.standardError.write(Data("hangar-bench: server rows failed: \(error)\n".utf8))
+    exit(1)
+}
 // MARK: Follower latency (issue 12)
 
 do {
