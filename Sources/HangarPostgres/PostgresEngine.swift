@@ -124,18 +124,25 @@ package final class PostgresEngine: Sendable {
         return try await run(options, on: lease.connection, retention: retention, isolation: isolation, body)
     }
 
-    /// `BEGIN`, `body`, `COMMIT` on one leased connection; `ROLLBACK` on any error.
+    /// `BEGIN`, `body`, `COMMIT` on one leased connection; `ROLLBACK` on any error. A single statement
+    /// (``PostgresTransactionOptions/singleStatement``) runs `body` alone.
     private func run<Result>(
         _ options: PostgresTransactionOptions, on connection: PostgresConnection, retention: ChangeRetention,
         isolation: isolated (any Actor)?, _ body: (PostgresTransaction) async throws -> sending Result
     ) async throws -> sending Result {
         guard !connection.isClosed else { throw HangarError.postgresConnectionClosed(sql: options.begin) }
+        let transaction = PostgresTransaction(connection: connection, sql: sql, options: options, logger: logger)
+        if options.singleStatement {
+            // No transaction to begin, commit or roll back: the statement's failure is its own.
+            let value = try await body(transaction)
+            if let failure = transaction.failure { throw failure }
+            return value
+        }
         do {
             try await connection.query(PostgresQuery(unsafeSQL: options.begin), logger: logger)
         } catch {
             throw HangarError.postgres(error, sql: options.begin, phase: .connecting)
         }
-        let transaction = PostgresTransaction(connection: connection, sql: sql, options: options, logger: logger)
         let value: Result
         do {
             value = try await body(transaction)

@@ -23,12 +23,16 @@ package struct PostgresTransactionOptions: Sendable, Hashable {
     /// (``HangarError/Code/serializationFailure``): each attempt starts over on a clean transaction, so the
     /// closure must have no effect outside the database. 1: never again.
     package var maximumAttempts: Int
+    /// Whether the "transaction" is one statement run on its own, without `BEGIN` and `COMMIT`: a single
+    /// statement already sees one snapshot, and saves two round trips. Its closure runs exactly one statement.
+    package var singleStatement: Bool
 
     /// Creates options.
-    package init(isolation: Isolation, readOnly: Bool, maximumAttempts: Int = 1) {
+    package init(isolation: Isolation, readOnly: Bool, maximumAttempts: Int = 1, singleStatement: Bool = false) {
         self.isolation = isolation
         self.readOnly = readOnly
         self.maximumAttempts = maximumAttempts
+        self.singleStatement = singleStatement
     }
 
     /// A reader: one snapshot for every statement (as a SQLite read transaction), never blocked, never failing
@@ -36,6 +40,8 @@ package struct PostgresTransactionOptions: Sendable, Hashable {
     package static let read = Self(isolation: .repeatableRead, readOnly: true)
     /// A writer at READ COMMITTED, run up to 5 times when it loses to a concurrent transaction.
     package static let write = Self(isolation: .readCommitted, readOnly: false, maximumAttempts: 5)
+    /// One read statement on its own (autocommit): its own snapshot, no `BEGIN`/`COMMIT` round trips.
+    package static let singleRead = Self(isolation: .readCommitted, readOnly: true, singleStatement: true)
 
     /// The `BEGIN` statement.
     var begin: String { "BEGIN ISOLATION LEVEL \(isolation.rawValue) \(readOnly ? "READ ONLY" : "READ WRITE")" }

@@ -23,6 +23,11 @@ extension StoreBehaviour {
             #expect(try await store.read { try await $0.load(Memo.self, key: "b") } == nil)
             #expect(try await store.read { try await $0.count(in: Memo.collection) } == 1)
             #expect(try await store.read { try await $0.collections() } == [Memo.collection])
+            // One document read on its own (PostgreSQL: one statement, no transaction) reads the same.
+            #expect(try await store.document(in: Memo.collection, key: "a") == stored)
+            #expect(try await store.document(in: Memo.collection, key: "b") == nil)
+            #expect(try await store.load(Memo.self, key: "a")?.value == Memo(title: "two"))
+            #expect(try await store.load(Memo.self, key: "b") == nil)
         }
     }
 
@@ -217,6 +222,7 @@ extension StoreBehaviour {
             #expect(old?.value.body == "old 3")
             #expect(old?.wasMigrated == true)
             #expect(old?.storedVersion == DocumentVersion(major: 1, minor: 0))
+            #expect(try await store.load(Memo.self, key: "old4")?.wasMigrated == true)
             var seen: [Int] = []
             let report = try await store.upgrade(Memo.self, batchSize: 3) { seen.append($0.upgraded) }
             #expect(report.upgraded.count == 7)

@@ -37,6 +37,10 @@ public protocol DocumentStore: Sendable {
     /// Every change after `sequence` (of `collection` only, when given), then each one as it commits, until
     /// the task iterating it is cancelled.
     func follow(after sequence: Int, in collection: String?) -> ChangeFeed
+
+    /// The document at `key`, as `read { try await $0.document(in: collection, key: key) }` reads it, or in a
+    /// cheaper way the engine has for one document (PostgreSQL: one statement, no transaction round trips).
+    func document(in collection: String, key: String) async throws -> StoredDocument?
 }
 
 /// The reads of a transaction, on any engine (``DocumentStore``).
@@ -143,6 +147,20 @@ extension DocumentStore {
     /// Every change after `sequence`, then each one as it commits (``follow(after:in:)``), of every collection.
     public func follow(after sequence: Int) -> ChangeFeed {
         follow(after: sequence, in: nil)
+    }
+
+    /// The document at `key`, in a read transaction of its own.
+    public func document(in collection: String, key: String) async throws -> StoredDocument? {
+        try await read { try await $0.document(in: collection, key: key) }
+    }
+
+    /// The document at `key` read as a `Document` (migrated in memory when older), on its own as
+    /// ``document(in:key:)`` reads it; `nil` when there is none.
+    public func load<Document: VersionedDocument>(
+        _ type: Document.Type, key: String, in collection: String = Document.collection
+    ) async throws -> Loaded<Document>? {
+        guard let stored = try await document(in: collection, key: key) else { return nil }
+        return try DocumentRules.decode(stored, as: type, configuration: configuration)
     }
 }
 

@@ -29,7 +29,7 @@ extension PilotsAPI {
     /// 304 when `If-None-Match` names that revision; 404 when there is none; 409 for a stored newer major.
     func getDocument(_ request: Request, key: String) async throws -> Response {
         let format = try responseFormat(request)
-        guard let stored = try await store.read({ try await $0.document(in: collection, key: key) }) else {
+        guard let stored = try await store.document(in: collection, key: key) else {
             throw APIError(.notFound, "\(collection)/\(key): no such document")
         }
         let envelope = try bodies.envelope(of: stored)
