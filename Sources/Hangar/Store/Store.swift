@@ -353,15 +353,7 @@ public final class Store: Sendable {
     /// SQLite's integrity check: `["ok"]` for a sound store, otherwise the problems it found.
     public func checkIntegrity() throws(HangarError) -> [String] {
         try writer.withConnection { (connection) throws(HangarError) -> [String] in
-            do throws(SQLiteError) {
-                let statement = try connection.cachedStatement("PRAGMA integrity_check")
-                defer { statement.reset() }
-                var lines: [String] = []
-                while try statement.step() { lines.append(statement.text(at: 0)) }
-                return lines
-            } catch {
-                throw HangarError(error)
-            }
+            try connection.integrityCheck(limit: nil)
         }
     }
 

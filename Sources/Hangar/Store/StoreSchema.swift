@@ -160,10 +160,9 @@ package enum StoreSchema {
         }
     }
 
-    /// Refuses, for a store opened read-only, a schema other than the current one: a newer one
-    /// (``HangarError/newerSchema``), or an older one, which only opening it for writing upgrades
-    /// (``HangarError/readOnly``).
-    static func requireCurrent(_ connection: SQLiteConnection, path: String) throws(HangarError) {
+    /// The schema version of the file on `connection` (0: a new file); a newer one than this Hangar knows is
+    /// ``HangarError/newerSchema``, and the file is left as it is.
+    private static func readableVersion(_ connection: SQLiteConnection, path: String) throws(HangarError) -> Int64 {
         let version: Int64
         do {
             version = try connection.integer("PRAGMA user_version") ?? 0
@@ -176,6 +175,14 @@ package enum StoreSchema {
                 "\(path) has store schema version \(version); this Hangar reads up to \(currentVersion). "
                     + "It was not opened or changed")
         }
+        return version
+    }
+
+    /// Refuses, for a store opened read-only, a schema other than the current one: a newer one
+    /// (``HangarError/newerSchema``), or an older one, which only opening it for writing upgrades
+    /// (``HangarError/readOnly``).
+    static func requireCurrent(_ connection: SQLiteConnection, path: String) throws(HangarError) {
+        let version = try readableVersion(connection, path: path)
         guard version == currentVersion else {
             throw HangarError(
                 .readOnly,
@@ -187,18 +194,7 @@ package enum StoreSchema {
     /// Brings `connection`'s schema up to date in one transaction; refuses a store from a newer Hangar.
     @discardableResult
     static func migrate(_ connection: SQLiteConnection, path: String) throws(HangarError) -> Int64? {
-        let version: Int64
-        do {
-            version = try connection.integer("PRAGMA user_version") ?? 0
-        } catch {
-            throw HangarError(error)
-        }
-        guard version <= currentVersion else {
-            throw HangarError(
-                .newerSchema,
-                "\(path) has store schema version \(version); this Hangar reads up to \(currentVersion). "
-                    + "It was not opened or changed")
-        }
+        let version = try readableVersion(connection, path: path)
         guard version < currentVersion else { return nil }
         do {
             return try connection.transaction(immediate: true) { () throws(SQLiteError) -> Int64? in

@@ -262,15 +262,7 @@ final class DamagedFileReader {
 
     /// SQLite's integrity check, at most `limit` lines (`["ok"]` for a sound file).
     func integrityCheck(limit: Int) throws(HangarError) -> [String] {
-        do throws(SQLiteError) {
-            let statement = try connection.cachedStatement("PRAGMA integrity_check(\(limit))")
-            defer { statement.reset() }
-            var lines: [String] = []
-            while try statement.step() { lines.append(statement.text(at: 0)) }
-            return lines
-        } catch {
-            throw HangarError(error)
-        }
+        try connection.integrityCheck(limit: limit)
     }
 
     private func row(_ sql: String, rowid: Int64, _ read: (SQLiteStatement) -> StoredDocument)

@@ -102,6 +102,21 @@ final class SQLiteConnection {
         return try statement.step() ? statement.int64(at: 0) : nil
     }
 
+    /// SQLite's integrity check: `["ok"]` for a sound file, otherwise what it found damaged (at most `limit`
+    /// lines, when given).
+    func integrityCheck(limit: Int?) throws(HangarError) -> [String] {
+        do throws(SQLiteError) {
+            let sql = limit.map { "PRAGMA integrity_check(\($0))" } ?? "PRAGMA integrity_check"
+            let statement = try cachedStatement(sql)
+            defer { statement.reset() }
+            var lines: [String] = []
+            while try statement.step() { lines.append(statement.text(at: 0)) }
+            return lines
+        } catch {
+            throw HangarError(error)
+        }
+    }
+
     /// The first column of the first row of `sql` as text.
     func text(_ sql: String) throws(SQLiteError) -> String? {
         let statement = try cachedStatement(sql)
