@@ -26,6 +26,8 @@ let package = Package(
     targets: [
         // Counts malloc-family calls (glibc only), so each row can report allocations per operation.
         .target(name: "CAllocationCounter"),
+        // The one JSON line hangar-load prints and hangar-bench's server section reads back.
+        .target(name: "LoadReport", swiftSettings: [.enableUpcomingFeature("ExistentialAny")]),
         // The system SQLite for the raw baseline of the store rows (the root package's CSQLite is not a product).
         .systemLibrary(
             name: "BenchSQLite",
@@ -43,6 +45,7 @@ let package = Package(
             dependencies: [
                 "CAllocationCounter",
                 "BenchSQLite",
+                "LoadReport",
                 "CLibPlist",
                 .product(name: "PropertyList", package: "Hangar"),
                 .product(name: "Hangar", package: "Hangar"),
@@ -72,6 +75,7 @@ let package = Package(
         .executableTarget(
             name: "hangar-load",
             dependencies: [
+                "LoadReport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -46,20 +46,7 @@ import Testing
         let victim = try start()
         let survivor = try start()
         defer { survivor.terminate() }
-        let acknowledged = AcknowledgedWrites()
-        let writer = Thread {
-            for index in 0..<10_000 {
-                guard let reply = try? Pilots.put(Pilots.document(name: "P\(index)"), key: "p\(index)", on: victim),
-                    (200..<300).contains(reply.status)
-                else { break }
-                acknowledged.add("p\(index)")
-            }
-            acknowledged.finish()
-        }
-        writer.start()
-        Thread.sleep(forTimeInterval: 0.8)
-        victim.kill9()
-        let keys = acknowledged.waitForEnd()
+        let keys = AcknowledgedWrites.putUntilKilled(victim)
         #expect(keys.count > 3)
         for key in keys {
             #expect(try HTTP.send("GET", survivor.url("/pilots/\(key)")).status == 200, "\(key)")

@@ -334,7 +334,18 @@ import Testing
     }
 
     @Test func everyAcknowledgedWriteSurvivesKill9() throws {
-        let server = try start()
+        let keys = AcknowledgedWrites.putUntilKilled(try start())
+        #expect(keys.count > 3)
+        let store = try Store(path: database, configuration: .pilotsServer())
+        for key in keys { #expect(try store.read { try $0.exists(in: "pilots", key: key) }, "\(key)") }
+    }
+}
+
+/// The keys a writer thread saw acknowledged.
+final class AcknowledgedWrites: @unchecked Sendable {
+    /// PUTs pilots `p0`, `p1`, … to `server` from a thread, one after another, kills the server with SIGKILL after
+    /// `seconds`, and returns the keys whose PUT was answered with a 2xx before it died.
+    static func putUntilKilled(_ server: ServerProcess, after seconds: TimeInterval = 0.8) -> [String] {
         let acknowledged = AcknowledgedWrites()
         let writer = Thread {
             for index in 0..<10_000 {
@@ -346,17 +357,11 @@ import Testing
             acknowledged.finish()
         }
         writer.start()
-        Thread.sleep(forTimeInterval: 0.8)
+        Thread.sleep(forTimeInterval: seconds)
         server.kill9()
-        let keys = acknowledged.waitForEnd()
-        #expect(keys.count > 3)
-        let store = try Store(path: database, configuration: .pilotsServer())
-        for key in keys { #expect(try store.read { try $0.exists(in: "pilots", key: key) }, "\(key)") }
+        return acknowledged.waitForEnd()
     }
-}
 
-/// The keys a writer thread saw acknowledged.
-final class AcknowledgedWrites: @unchecked Sendable {
     private let condition = NSCondition()
     private var keys: [String] = []
     private var ended = false

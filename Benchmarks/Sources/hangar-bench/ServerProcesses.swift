@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import LoadReport
 import Synchronization
 
 // The `server` section's processes: servers started as real processes (standard output read for their
@@ -104,24 +105,6 @@ final class ServerProcess {
 /// Text that a pipe's reader appends to on its own thread.
 private final class SharedText: Sendable {
     let text = Mutex("")
-}
-
-/// What `hangar-load` prints: one JSON line per run.
-struct LoadReport: Codable {
-    var workload: String
-    var connections: Int
-    var servers: Int
-    var seconds: Double
-    var operations: Int
-    var perSecond: Double
-    var p50Micros: Double
-    var p99Micros: Double
-    var conflicts: Int
-    var created: Int
-    var existing: Int
-    var errors: [String: Int]
-
-    var errorCount: Int { errors.values.reduce(0, +) }
 }
 
 /// Runs `hangar-load` to its end and reads its report.

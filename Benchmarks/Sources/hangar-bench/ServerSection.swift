@@ -1,4 +1,5 @@
 import Foundation
+import LoadReport
 import PropertyList
 
 // The server rows: pilots-server (Hangar's store over Hummingbird) against pilots-baseline-server (the same routes

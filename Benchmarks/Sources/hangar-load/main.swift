@@ -3,6 +3,7 @@
 // for a warm-up and then a fixed duration; prints one JSON line: operations per second, p50/p99 latency, conflicts,
 // errors.
 import Foundation
+import LoadReport
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -70,22 +71,6 @@ struct LoadError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// What the driver reads back: one JSON line.
-struct LoadReport: Codable {
-    var workload: String
-    var connections: Int
-    var servers: Int
-    var seconds: Double
-    var operations: Int
-    var perSecond: Double
-    var p50Micros: Double
-    var p99Micros: Double
-    var conflicts: Int
-    var created: Int
-    var existing: Int
-    var errors: [String: Int]
-}
-
 /// Reads the bodies file: each body as a 4-byte big-endian length, then its bytes.
 func readBodies(_ path: String) throws -> [ByteBuffer] {
     guard let data = FileManager.default.contents(atPath: path) else { throw LoadError("cannot read \(path)") }
@@ -143,8 +128,7 @@ func runLoad(_ options: LoadOptions) throws -> LoadReport {
     var latencies: [UInt64] = []
     var report = LoadReport(
         workload: options.workload.rawValue, connections: options.connections, servers: options.servers.count,
-        seconds: options.duration, operations: 0, perSecond: 0, p50Micros: 0, p99Micros: 0, conflicts: 0, created: 0,
-        existing: 0, errors: [:])
+        seconds: options.duration)
     for result in all {
         latencies += result.latencies
         report.conflicts += result.conflicts

@@ -125,10 +125,8 @@ package enum DocumentRules {
     package static func open(
         _ sealed: [UInt8], keyID: String, encryption: (any DocumentEncryption)?, context: EncryptionContext
     ) throws(HangarError) -> [UInt8] {
-        guard let encryption, encryption.canOpen(keyID: keyID) else {
-            throw HangarError.keyUnavailable(keyID, collection: context.collection, key: context.key)
-        }
-        return try encryption.open(sealed, keyID: keyID, context: context)
+        try opener(of: keyID, in: encryption, collection: context.collection, key: context.key)
+            .open(sealed, keyID: keyID, context: context)
     }
 
     /// Throws ``HangarError/keyUnavailable`` unless a stored body sealed with `keyID` (nil: plaintext) can be opened:
@@ -137,9 +135,17 @@ package enum DocumentRules {
         _ keyID: String?, configuration: StoreConfiguration, collection: String, key: String
     ) throws(HangarError) {
         guard let keyID else { return }
-        guard let encryption = configuration.encryption, encryption.canOpen(keyID: keyID) else {
+        _ = try opener(of: keyID, in: configuration.encryption, collection: collection, key: key)
+    }
+
+    /// `encryption` when it can open bodies sealed with `keyID`; otherwise ``HangarError/keyUnavailable``.
+    private static func opener(
+        of keyID: String, in encryption: (any DocumentEncryption)?, collection: String, key: String
+    ) throws(HangarError) -> any DocumentEncryption {
+        guard let encryption, encryption.canOpen(keyID: keyID) else {
             throw HangarError.keyUnavailable(keyID, collection: collection, key: key)
         }
+        return encryption
     }
 
     // MARK: Saving a model
