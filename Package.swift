@@ -14,6 +14,8 @@ let package = Package(
     products: [
         .library(name: "PropertyList", targets: ["PropertyList"]),
         .library(name: "Hangar", targets: ["Hangar"]),
+        // The SQLite engine (the system libsqlite3): `import HangarSQLite` brings `Hangar` with it.
+        .library(name: "HangarSQLite", targets: ["HangarSQLite"]),
         // The PostgreSQL engine: its own product, so an app that uses only SQLite neither builds nor links postgres-nio.
         .library(name: "HangarPostgres", targets: ["HangarPostgres"]),
         // Encryption at rest (AES-GCM per document body): its own product, so only apps that encrypt link swift-crypto.
@@ -42,29 +44,41 @@ let package = Package(
             name: "PropertyList",
             swiftSettings: strictSettings
         ),
-        // The system SQLite (libsqlite3-dev), used only by Sources/Hangar/Store.
+        // The system SQLite (libsqlite3-dev), used only by the SQLite engine (Sources/HangarSQLite).
         .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
-        // Layer 2: models, documents, migrations, the store.
+        // Layer 2: models, documents, migrations, and the engine-neutral store (`DocumentStore`, the write rules,
+        // the change feed, indexes, encryption, files). No SQL, no C, no engine.
         .target(
             name: "Hangar",
             dependencies: [
-                "PropertyList", "CSQLite",
+                "PropertyList",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: strictSettings
         ),
-        // Layer 2, second engine: the store on PostgreSQL (issue 13). Only this target and its tests see postgres-nio.
+        // Layer 3, an engine: the store in a SQLite file. Only this target (and test tools) sees CSQLite.
+        .target(
+            name: "HangarSQLite",
+            dependencies: [
+                "Hangar", "PropertyList", "CSQLite",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // Layer 3, an engine: the store on PostgreSQL (issue 13). Only this target and its tests see postgres-nio.
         .target(
             name: "HangarPostgres",
             dependencies: [
                 "Hangar",
                 "PropertyList",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                // postgres-nio's own dependency: a store is a `Service` of the application's `ServiceGroup`.
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings
         ),
@@ -91,7 +105,7 @@ let package = Package(
             name: "pilots",
             dependencies: [
                 "PilotModels",
-                "Hangar",
+                "Hangar", "HangarSQLite",
                 "HangarPostgres",
                 "PropertyList",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -104,7 +118,7 @@ let package = Package(
             name: "PilotsHTTP",
             dependencies: [
                 "PilotModels",
-                "Hangar",
+                "Hangar", "HangarSQLite",
                 "PropertyList",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -118,7 +132,7 @@ let package = Package(
             dependencies: [
                 "PilotsHTTP",
                 "PilotModels",
-                "Hangar",
+                "Hangar", "HangarSQLite",
                 "HangarPostgres",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -137,7 +151,7 @@ let package = Package(
             name: "HangarCLI",
             dependencies: [
                 "PropertyList",
-                "Hangar",
+                "Hangar", "HangarSQLite",
                 "HangarPostgres",
                 "HangarEncryption",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -150,7 +164,7 @@ let package = Package(
         .target(
             name: "HangarTestSupport",
             dependencies: [
-                "Hangar", "PropertyList", "CSQLite", .product(name: "Logging", package: "swift-log"),
+                "Hangar", "HangarSQLite", "PropertyList", "CSQLite", .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/HangarTestSupport",
             swiftSettings: strictSettings
@@ -159,7 +173,7 @@ let package = Package(
         // part of a product.
         .target(
             name: "StoreBehaviour",
-            dependencies: ["Hangar", "HangarEncryption", "PropertyList"],
+            dependencies: ["Hangar", "HangarSQLite", "HangarEncryption", "PropertyList"],
             path: "Tests/StoreBehaviour",
             swiftSettings: strictSettings
         ),
@@ -174,7 +188,7 @@ let package = Package(
         // HangarPostgresTests depend on it), never part of a product.
         .executableTarget(
             name: "hangar-stress",
-            dependencies: ["Hangar", "HangarPostgres", "PropertyList", "HangarTestSupport"],
+            dependencies: ["Hangar", "HangarSQLite", "HangarPostgres", "PropertyList", "HangarTestSupport"],
             path: "Tests/Tools/hangar-stress",
             swiftSettings: strictSettings
         ),
@@ -188,7 +202,8 @@ let package = Package(
         .testTarget(
             name: "HangarTests",
             dependencies: [
-                "Hangar", "PropertyList", "PilotModels", "HangarTestSupport", "StoreBehaviour", "hangar-stress",
+                "Hangar", "HangarSQLite", "PropertyList", "PilotModels", "HangarTestSupport", "StoreBehaviour",
+                "hangar-stress",
                 "HangarEncryption",
                 "HangarFaultVFS",
                 // Only for the README's PostgreSQL quick start (Examples/QuickStartTests.swift).
@@ -213,7 +228,7 @@ let package = Package(
                 "HangarPostgres",
                 "hangar-postgres-open",
                 "hangar-stress",
-                "Hangar",
+                "Hangar", "HangarSQLite",
                 "PropertyList",
                 "HangarTestSupport",
                 "HangarEncryption",
@@ -232,7 +247,8 @@ let package = Package(
         .testTarget(
             name: "PilotsServerTests",
             dependencies: [
-                "pilots-server", "PilotModels", "Hangar", "HangarPostgres", "PropertyList", "HangarTestSupport",
+                "pilots-server", "PilotModels", "Hangar", "HangarSQLite", "HangarPostgres", "PropertyList",
+                "HangarTestSupport",
             ],
             swiftSettings: strictSettings
         ),

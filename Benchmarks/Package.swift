@@ -49,6 +49,7 @@ let package = Package(
                 "CLibPlist",
                 .product(name: "PropertyList", package: "Hangar"),
                 .product(name: "Hangar", package: "Hangar"),
+                .product(name: "HangarSQLite", package: "Hangar"),
                 .product(name: "HangarPostgres", package: "Hangar"),
                 .product(name: "HangarEncryption", package: "Hangar"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -49,6 +49,22 @@ extension PostgresEngine {
         }
     }
 
+    /// Throws unless the schema exists at this Hangar's version (a read-only open creates and upgrades nothing):
+    /// ``HangarError/Code/readOnly`` for a missing or older schema, ``HangarError/Code/newerSchema`` for a newer.
+    package func requireCurrentSchema() async throws(HangarError) {
+        guard let version = try await existingSchemaVersion() else {
+            throw HangarError(
+                .readOnly, "The PostgreSQL schema \(sql.schema) holds no store; a read-only open creates none")
+        }
+        try checkNotNewer(version)
+        guard version == sql.currentVersion else {
+            throw HangarError(
+                .readOnly,
+                "The PostgreSQL schema \(sql.schema) has store schema version \(version), older than this Hangar's "
+                    + "(\(sql.currentVersion)); open it read-write once to upgrade it")
+        }
+    }
+
     /// The schema's version, read without locking; `nil` when it has no version table yet.
     package func existingSchemaVersion() async throws(HangarError) -> Int64? {
         do {

@@ -29,14 +29,10 @@ public final class PostgresStore: DocumentStore {
     let changeSignal = ChangeSignal()
 
     /// Opens the store in `configuration`'s database and schema, creating or upgrading its tables (a schema of a
-    /// newer Hangar is refused and left unchanged), and builds the declared indexes not built yet.
+    /// newer Hangar is refused and left unchanged), and builds the declared indexes not built yet. With
+    /// ``Hangar/StoreConfiguration/access`` `.readOnly`, the schema must exist and be up to date: nothing is
+    /// created, upgraded or indexed, and every write throws ``Hangar/HangarError/Code/readOnly`` before it starts.
     public init(configuration: PostgresStoreConfiguration) async throws(HangarError) {
-        for (collection, options) in configuration.store.collections where options.mirrorDirectory != nil {
-            throw HangarError(
-                .invalidConfiguration,
-                "Mirror folders are a feature of the SQLite store (a local disk); follow the change feed instead",
-                collection: collection)
-        }
         postgresConfiguration = configuration
         let engine = try PostgresEngine(configuration: configuration)
         var store = configuration.store
@@ -44,8 +40,12 @@ public final class PostgresStore: DocumentStore {
         self.configuration = store
         self.engine = engine
         do {
-            try await engine.prepareSchema()
-            try await reconcileIndexes()
+            if configuration.store.access == .readOnly {
+                try await engine.requireCurrentSchema()
+            } else {
+                try await engine.prepareSchema()
+                try await reconcileIndexes()
+            }
         } catch {
             await engine.close()
             throw error
@@ -56,6 +56,11 @@ public final class PostgresStore: DocumentStore {
                 "database": .string(configuration.endpointDescription), "schema": .string(configuration.schema),
                 "schema_version": .stringConvertible(engine.sql.currentVersion),
             ])
+    }
+
+    /// The version of the store schema (the tables) this Hangar writes: a schema of a newer one is refused.
+    public static var schemaVersion: Int {
+        Int(PostgresStoreSQL(schema: PostgresStoreConfiguration.defaultSchema).currentVersion)
     }
 
     /// Opens the store at a `postgres://user:password@host:port/database` URL (in `schema`, default `hangar`).
@@ -109,6 +114,10 @@ public final class PostgresStore: DocumentStore {
     public func write<Result: Sendable>(_ body: (PostgresWriteTransaction) async throws -> Result) async throws
         -> Result
     {
+        guard configuration.access == .readWrite else {
+            throw HangarError(
+                .readOnly, "The store in \(postgresConfiguration.schema) was opened read-only; nothing was written")
+        }
         var recorded = false
         let result = try await engine.withTransaction(.write) { transaction in
             let writer = PostgresWriteTransaction(transaction, store: self)

@@ -96,7 +96,7 @@ public struct PostgresStoreConfiguration: Sendable {
     /// Checks `name` as a schema name: a lowercase SQL identifier that needs no quoting and is not reserved.
     ///
     /// - Throws: ``HangarError/invalidConfiguration``.
-    public static func validateSchema(_ name: String) throws(HangarError) {
+    package static func validateSchema(_ name: String) throws(HangarError) {
         let bytes = Array(name.utf8)
         func isStart(_ byte: UInt8) -> Bool { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || byte == 95 }
         func isPart(_ byte: UInt8) -> Bool { isStart(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
@@ -116,7 +116,7 @@ public struct PostgresStoreConfiguration: Sendable {
     ///
     /// - Throws: ``HangarError/invalidConfiguration`` for a pool size below 1, a timeout not positive, or an
     ///   invalid schema name.
-    public func makeClientConfiguration() throws(HangarError) -> PostgresClient.Configuration {
+    @_spi(Engine) public func makeClientConfiguration() throws(HangarError) -> PostgresClient.Configuration {
         try Self.validateSchema(schema)
         guard poolSize >= 1 else {
             throw HangarError(.invalidConfiguration, "The pool size must be at least 1, not \(poolSize)")

@@ -1,11 +1,13 @@
-public import Hangar
+@_spi(Engine) public import Hangar
 import PostgresNIO
 
 /// The rows re-encryption reads and rewrites (`DocumentStore.rekey(batchSize:progress:)`).
 extension PostgresWriteTransaction {
     /// At most `limit` stored bodies of `part` not sealed with `keyID`, after `position`, in (collection, key,
     /// revision) order.
-    public func bodies(in part: StoredPart, notSealedWith keyID: String, after position: StoredDocument?, limit: Int)
+    @_spi(Engine) public func bodies(
+        in part: StoredPart, notSealedWith keyID: String, after position: StoredDocument?, limit: Int
+    )
         async throws(HangarError) -> [StoredDocument]
     {
         checkValid()
@@ -25,7 +27,9 @@ extension PostgresWriteTransaction {
 
     /// Replaces the stored bytes of `document` with `body` sealed with `keyID`, if the row still holds the
     /// revision and key id it was read with; returns whether it did.
-    public func replaceBody(of document: StoredDocument, in part: StoredPart, with body: [UInt8], keyID: String)
+    @_spi(Engine) public func replaceBody(
+        of document: StoredDocument, in part: StoredPart, with body: [UInt8], keyID: String
+    )
         async throws(HangarError) -> Bool
     {
         checkValid()

@@ -12,8 +12,8 @@ public final class PostgresWriteTransaction: PostgresReadTransaction, DocumentWr
 
     // MARK: Saving
 
-    /// Saves `document` under `key` and returns its new revision, as the SQLite store's
-    /// `WriteTransaction.save(_:key:in:expectedRevision:overwritingNewerMajor:)` does.
+    /// Saves `document` under `key` and returns its new revision
+    /// (``Hangar/DocumentWriter/save(_:key:in:expectedRevision:overwritingNewerMajor:)``).
     @discardableResult
     public func save<Document: VersionedDocument>(
         _ document: Document, key: String, in collection: String = Document.collection, expectedRevision: Int? = nil,
@@ -28,63 +28,40 @@ public final class PostgresWriteTransaction: PostgresReadTransaction, DocumentWr
             ? try await self.document(in: collection, key: key) : nil
         let (envelope, version) = try DocumentRules.modelEnvelope(
             document, stored: stored, registry: configuration.registry, collection: collection, key: key)
-        return try await write(
-            envelope, version: version, current: current, lastEver: lastEver, collection: collection, key: key,
-            expectedRevision: expectedRevision, readableMajor: Document.format.current.major,
-            overwritingNewerMajor: overwritingNewerMajor, kind: .save)
+        let plan = try DocumentRules.planSave(
+            envelope, version: version, expectedRevision: expectedRevision,
+            readableMajor: Document.format.current.major, overwritingNewerMajor: overwritingNewerMajor,
+            configuration: configuration, collection: collection, key: key)
+        return try await apply(plan, current: current, lastEver: lastEver)?.revision ?? 0
     }
 
-    /// Saves an envelope as it is under `key` and returns its new revision, as the SQLite store's
-    /// `WriteTransaction.save(envelope:key:in:expectedRevision:overwritingNewerMajor:)` does.
+    /// Saves an envelope as it is under `key` and returns its new revision
+    /// (``Hangar/DocumentWriter/save(envelope:key:in:expectedRevision:overwritingNewerMajor:)``).
     @discardableResult
     public func save(
         envelope: PropertyList, key: String, in collection: String, expectedRevision: Int? = nil,
         overwritingNewerMajor: Bool = false
     ) async throws(HangarError) -> Int {
         checkValid()
-        return try await saveEnvelope(
-            envelope, key: key, in: collection, expectedRevision: expectedRevision,
-            overwritingNewerMajor: overwritingNewerMajor, kind: .save)
-    }
-
-    private func saveEnvelope(
-        _ envelope: PropertyList, key: String, in collection: String, expectedRevision: Int?,
-        overwritingNewerMajor: Bool, kind: Change.Kind
-    ) async throws(HangarError) -> Int {
-        try DocumentRules.checkName(collection, what: "collection")
-        try DocumentRules.checkName(key, what: "key")
-        let (version, readableMajor) = try DocumentRules.checkEnvelope(
-            envelope, configuration: configuration, collection: collection, key: key,
-            overwritingNewerMajor: overwritingNewerMajor)
-        let (current, lastEver) = try await lockCurrentRowForSave(collection: collection, key: key)
-        return try await write(
-            envelope, version: version, current: current, lastEver: lastEver, collection: collection, key: key,
-            expectedRevision: expectedRevision, readableMajor: readableMajor,
-            overwritingNewerMajor: overwritingNewerMajor, kind: kind)
+        let plan = try DocumentRules.planEnvelopeSave(
+            envelope, expectedRevision: expectedRevision, overwritingNewerMajor: overwritingNewerMajor,
+            configuration: configuration, collection: collection, key: key)
+        return try await apply(plan)?.revision ?? 0
     }
 
     // MARK: Deleting and restoring
 
-    /// Deletes the document at `key`; returns whether there was one. Its last revision joins the history.
+    /// Deletes the document at `key`; returns whether there was one
+    /// (``Hangar/DocumentWriter/delete(key:in:expectedRevision:overwritingNewerMajor:)``).
     @discardableResult
-    public func delete(key: String, in collection: String, expectedRevision: Int? = nil) async throws(HangarError)
-        -> Bool
-    {
+    public func delete(
+        key: String, in collection: String, expectedRevision: Int? = nil, overwritingNewerMajor: Bool = false
+    ) async throws(HangarError) -> Bool {
         checkValid()
-        try DocumentRules.checkName(collection, what: "collection")
-        try DocumentRules.checkName(key, what: "key")
-        let current = try await lockCurrentRow(collection: collection, key: key)
-        try DocumentRules.checkDelete(
-            expectedRevision, actual: current?.revision, collection: collection, key: key,
-            instruments: store.engine.instruments)
-        guard let current else { return false }
-        try await moveCurrentToHistory(collection: collection, key: key)
-        transaction.changes.record(
-            .delete, collection: collection, key: key, revision: current.revision, version: current.version,
-            classTag: current.classTag)
-        try await transaction.execute(sql.documents.deleteDocument, binds(collection, key))
-        try await transaction.execute(sql.indexes.deleteIndexEntriesOfKey, binds(collection, key))
-        return true
+        let plan = try DocumentRules.planDelete(
+            key: key, in: collection, expectedRevision: expectedRevision,
+            overwritingNewerMajor: overwritingNewerMajor, configuration: configuration)
+        return try await apply(plan) != nil
     }
 
     /// Saves a kept earlier revision again, as a new revision; returns the new revision number.
@@ -94,77 +71,68 @@ public final class PostgresWriteTransaction: PostgresReadTransaction, DocumentWr
         guard let old = try await document(in: collection, key: key, revision: revision) else {
             throw HangarError(.notFound, "Revision \(revision) is not kept", collection: collection, key: key)
         }
-        return try await saveEnvelope(
-            old.envelope(), key: key, in: collection, expectedRevision: nil, overwritingNewerMajor: true,
-            kind: .restore)
+        return try await apply(DocumentRules.planRestore(old, configuration: configuration))?.revision ?? 0
     }
 
-    // MARK: The one write path
+    // MARK: Applying a plan
 
-    private func write(
-        _ envelope: PropertyList, version: DocumentVersion, current: CurrentRow?, lastEver: Int, collection: String,
-        key: String, expectedRevision: Int?, readableMajor: Int?, overwritingNewerMajor: Bool, kind: Change.Kind
-    ) async throws(HangarError) -> Int {
-        let prepared = try DocumentRules.prepareWrite(
-            envelope, current: current.map { ($0.revision, $0.version, $0.keyID) }, expectedRevision: expectedRevision,
-            readableMajor: readableMajor, overwritingNewerMajor: overwritingNewerMajor, configuration: configuration,
-            collection: collection, key: key, instruments: store.engine.instruments)
+    /// Applies `plan` (``Hangar/WritePlan``) to the stored row in PostgreSQL's SQL, under the key's lock (taken
+    /// here with the row's read, unless the caller did); returns what was written, `nil` for a delete of
+    /// nothing.
+    private func apply(_ plan: WritePlan, current known: CurrentRow?? = nil, lastEver knownLastEver: Int = 0)
+        async throws(HangarError) -> ResolvedWrite?
+    {
+        let (collection, key) = (plan.collection, plan.key)
+        var current: CurrentRow?
+        var lastEver = knownLastEver
+        if let known {
+            current = known
+        } else {
+            (current, lastEver) = try await lockCurrentRowForSave(collection: collection, key: key)
+        }
+        // The last revision ever was read with the current row, under the key's lock: nothing changed it since.
+        let resolved = try DocumentRules.resolve(
+            plan, current: current, lastRevision: { lastEver }, configuration: configuration,
+            instruments: store.engine.instruments)
+        guard let resolved else { return nil }
         // Checked for unique values before anything is written: a duplicate writes nothing.
-        for entry in prepared.indexEntries where entry.unique {
+        for entry in resolved.indexEntries where entry.unique {
             try await checkUnique(entry.name, entry.value, collection: collection, key: key)
         }
-        let now = Date().timeIntervalSince1970
-        // The last revision ever was read with the current row, under the key's lock: nothing changed it since.
-        let revision = DocumentRules.nextRevision(current: current?.revision, lastEver: lastEver)
-        let (body, keyID) = try DocumentRules.storedBody(
-            prepared, revision: revision, configuration: configuration, collection: collection, key: key)
-        var row = binds(collection, key)
-        row.append(prepared.classTag)
-        row.append(Int64(version.major))
-        row.append(Int64(version.minor))
-        row.append(Int64(revision))
-        row.append(now)
-        row.append(PostgresBytes.bind(body))
-        row.append(keyID)
-        // The document's row and the key's last revision ($6) are written by one statement.
-        if current != nil {
-            try await moveCurrentToHistory(collection: collection, key: key)
-            try await transaction.execute(sql.documents.updateDocumentSettingLastRevision, row)
-        } else {
-            // Another writer creating the key at once loses here (a unique violation): the engine runs this
-            // transaction again, and it then finds the key.
-            try await transaction.execute(sql.documents.insertDocumentSettingLastRevision, row)
+        if resolved.replacesCurrent {
+            try await moveCurrentToHistory(collection: collection, key: key, policy: resolved.history)
         }
-        try await replaceIndexEntries(prepared.indexEntries, collection: collection, key: key)
+        if let body = resolved.body, let content = plan.content {
+            var row = binds(collection, key)
+            row.append(content.classTag)
+            row.append(Int64(content.version.major))
+            row.append(Int64(content.version.minor))
+            row.append(Int64(resolved.revision))
+            row.append(Date().timeIntervalSince1970)
+            row.append(PostgresBytes.bind(body.bytes))
+            row.append(body.keyID)
+            // The document's row and the key's last revision ($6) are written by one statement. Another writer
+            // creating the key at once loses the insert (a unique violation): the engine runs this transaction
+            // again, and it then finds the key.
+            try await transaction.execute(
+                resolved.replacesCurrent
+                    ? sql.documents.updateDocumentSettingLastRevision : sql.documents.insertDocumentSettingLastRevision,
+                row)
+            try await replaceIndexEntries(resolved.indexEntries, collection: collection, key: key)
+        } else {
+            try await transaction.execute(sql.documents.deleteDocument, binds(collection, key))
+            try await transaction.execute(sql.indexes.deleteIndexEntriesOfKey, binds(collection, key))
+        }
+        let change = resolved.change
         transaction.changes.record(
-            kind, collection: collection, key: key, revision: revision, version: version, classTag: prepared.classTag)
-        return revision
-    }
-
-    /// What a save needs to know of the stored document.
-    struct CurrentRow {
-        let revision: Int
-        let version: DocumentVersion
-        let classTag: String?
-        /// The id of the key its body is sealed with (nil: plaintext).
-        let keyID: String?
+            change.kind, collection: collection, key: key, revision: change.revision, version: change.version,
+            classTag: change.classTag)
+        return resolved
     }
 
     /// Takes the key's lock for the rest of the transaction (so a check of its revision and the write that
-    /// follows are one step, whether or not the document exists yet), then reads its current row.
-    private func lockCurrentRow(collection: String, key: String) async throws(HangarError) -> CurrentRow? {
-        try await transaction.execute(sql.locks.lockKey, binds(collection, key))
-        let statement = sql.documents.currentRow
-        return try await rows(statement, binds(collection, key)) { row in
-            let (revision, major, minor, classTag, keyID) = try row.decode((Int64, Int64, Int64, String?, String?).self)
-            return CurrentRow(
-                revision: Int(revision), version: DocumentVersion(major: Int(major), minor: Int(minor)),
-                classTag: classTag, keyID: keyID)
-        }.first
-    }
-
-    /// ``lockCurrentRow(collection:key:)`` for a save: also reads the last revision the key ever had (0 for a
-    /// key never saved), in the same statement as the current row, so a save needs one round trip less.
+    /// follows are one step, whether or not the document exists yet), then reads its current row and the last
+    /// revision the key ever had (0 for a key never saved) in one statement.
     private func lockCurrentRowForSave(collection: String, key: String) async throws(HangarError) -> (
         CurrentRow?, lastEver: Int
     ) {
@@ -187,9 +155,11 @@ public final class PostgresWriteTransaction: PostgresReadTransaction, DocumentWr
         return first
     }
 
-    /// Copies the current revision into history (when the policy keeps any) and prunes to the policy.
-    private func moveCurrentToHistory(collection: String, key: String) async throws(HangarError) {
-        switch configuration.options(for: collection).history {
+    /// Copies the current revision into history (when `policy` keeps any) and prunes to the policy.
+    private func moveCurrentToHistory(collection: String, key: String, policy: HistoryPolicy)
+        async throws(HangarError)
+    {
+        switch policy {
         case .keepNone:
             try await transaction.execute(sql.history.deleteHistory, binds(collection, key))
         case .keepAll:

@@ -1,6 +1,7 @@
 import Foundation
-import Hangar
+@_spi(Engine) import Hangar
 import HangarEncryption
+@_spi(Engine) import HangarSQLite
 import HangarTestSupport
 import Testing
 
@@ -106,7 +107,7 @@ import Testing
         let db = directory + "/store.sqlite"
         var configuration = StoreConfiguration()
         configuration.encryption = try AESGCMEncryption(key: try AESGCMEncryption.readKeyFile(directory + "/k1"))
-        let store = try Store(path: db, configuration: configuration)
+        let store = try SQLiteStore(path: db, store: configuration)
         try await store.write { transaction in
             for index in 0..<3_000 {
                 try transaction.save(
@@ -134,7 +135,7 @@ import Testing
         #expect(summary.hasPrefix("rekeyed ") && summary.hasSuffix(" documents and 0 revisions"), "\(summary)")
         var reopened = StoreConfiguration()
         reopened.encryption = try AESGCMEncryption(key: try AESGCMEncryption.readKeyFile(directory + "/k2"))
-        let after = try Store(path: db, configuration: reopened)
+        let after = try SQLiteStore(path: db, store: reopened)
         let left = try await after.write {
             try $0.bodies(in: .current, notSealedWith: newID, after: nil, limit: 10_000)
         }

@@ -1,26 +1,31 @@
 import Foundation
 import Hangar
+import HangarSQLite
 import Testing
 
 @testable import HangarCLI
 
-/// The SQLite store behind a type that is not `Store`: what the `db` verbs see of another engine (the
+/// The SQLite store behind a type that is not `SQLiteStore`: what the `db` verbs see of another engine (the
 /// PostgreSQL store is not built into `hangar` yet), so the parts only SQLite has are left out.
 private struct OtherEngineStore: DocumentStore {
-    let base: Store
+    let base: SQLiteStore
 
     var configuration: StoreConfiguration { base.configuration }
 
-    func read<Result: Sendable>(_ body: (ReadTransaction) async throws -> Result) async throws -> Result {
+    func read<Result: Sendable>(_ body: (SQLiteReadTransaction) async throws -> Result) async throws -> Result {
         try await base.read(body)
     }
 
-    func write<Result: Sendable>(_ body: (WriteTransaction) async throws -> Result) async throws -> Result {
+    func write<Result: Sendable>(_ body: (SQLiteWriteTransaction) async throws -> Result) async throws -> Result {
         try await base.write(body)
     }
 
     func follow(after sequence: Int, in collection: String?) -> ChangeFeed {
         base.follow(after: sequence, in: collection)
+    }
+
+    func close() async {
+        await base.close()
     }
 }
 
@@ -28,13 +33,13 @@ private struct OtherEngineStore: DocumentStore {
 @Suite struct DBOtherEngineTests {
     private static let name = "user@127.0.0.1:5432/hangar"
 
-    private func opened(_ store: Store) -> OpenedStore {
+    private func opened(_ store: SQLiteStore) -> OpenedStore {
         OpenedStore(store: OtherEngineStore(base: store), sqlite: nil, name: Self.name)
     }
 
     @Test func backupRefusesAnotherEnginesStore() async throws {
         let directory = try CLI.temporaryDirectory()
-        let store = try Store(path: directory + "/store.sqlite")
+        let store = try SQLiteStore(path: directory + "/store.sqlite")
         let command = try DBBackup.parse(["--url", "postgres://user@127.0.0.1:5432/hangar", directory + "/copy"])
         let failure = try #require(throws: FileFailure.self) { try command.backUp(opened(store)) }
         #expect(
@@ -46,7 +51,7 @@ private struct OtherEngineStore: DocumentStore {
     @Test func checkReadsEveryDocumentOnAnyEngine() async throws {
         let directory = try CLI.temporaryDirectory()
         let db = directory + "/store.sqlite"
-        let store = try Store(path: db)
+        let store = try SQLiteStore(path: db)
         try await store.write { transaction in
             for key in ["amelia", "bessie"] {
                 try transaction.save(envelope: ["majorVersion": 1, "minorVersion": 0], key: key, in: "pilots")
@@ -71,7 +76,7 @@ private struct OtherEngineStore: DocumentStore {
     @Test func salvageCopiesAnotherEnginesStoreThroughItsReads() async throws {
         let directory = try CLI.temporaryDirectory()
         let db = directory + "/store.sqlite"
-        let store = try Store(path: db)
+        let store = try SQLiteStore(path: db)
         try await store.write { transaction in
             for revision in 1...3 {
                 try transaction.save(
@@ -87,10 +92,10 @@ private struct OtherEngineStore: DocumentStore {
                 + "'\(db)'")
         try #require(damage.status == 0, "\(damage.stderr)")
         let copy = directory + "/copy.sqlite"
-        let report = try await Store.salvage(from: OtherEngineStore(base: store), to: copy)
+        let report = try await SQLiteStore.salvage(from: OtherEngineStore(base: store), to: copy)
         #expect(report.found == 3 && report.copied == 2 && report.lost.map(\.name.key) == ["bessie"])
         #expect(DBSalvage.lines(report).last == "salvaged 2 of 3 documents")
-        let salvaged = try Store(path: copy)
+        let salvaged = try SQLiteStore(path: copy)
         let history = try await salvaged.read { try $0.history(in: "pilots", key: "amelia") }
         #expect(history.map(\.revision) == [1, 2, 3])
         let electra = try await salvaged.read { try $0.document(in: "planes", key: "electra") }

@@ -1,5 +1,6 @@
 import Foundation
 import Hangar
+import HangarSQLite
 import HangarTestSupport
 import Testing
 
@@ -143,7 +144,7 @@ import Testing
     @Test func flippedBytesNeverCrashAVerb() throws {
         let folder = try CLI.temporaryDirectory()
         let pristine = folder + "/pristine.sqlite"
-        let store = try Store(path: pristine)
+        let store = try SQLiteStore(path: pristine)
         try store.write { transaction in
             for index in 0..<40 {
                 for revision in 1...2 {

@@ -1,5 +1,6 @@
 import Foundation
 import Hangar
+import HangarSQLite
 import PropertyList
 import Testing
 
@@ -9,11 +10,11 @@ import Testing
         let db = directory + "/store.sqlite"
         // A regular file where the mirror folder's parent should be: the folder cannot be created, even as root.
         try Data("blocker".utf8).write(to: URL(fileURLWithPath: directory + "/blocker"))
-        var configuration = StoreConfiguration()
-        configuration.collections["pilots"] = CollectionOptions(mirrorDirectory: directory + "/blocker/mirror")
+        var configuration = SQLiteStoreConfiguration(path: db)
+        configuration.mirrors["pilots"] = directory + "/blocker/mirror"
         configuration.mirrorFailureHandler = { _ in }
         do {
-            let store = try Store(path: db, configuration: configuration)
+            let store = try SQLiteStore(configuration: configuration)
             let revision = try store.write {
                 try $0.save(envelope: ["majorVersion": 1, "minorVersion": 0], key: "amelia", in: "pilots")
             }
@@ -26,7 +27,7 @@ import Testing
         #expect(result.stdout.split(separator: "\n").count == 1)
         // Once the folder can be written, the next mirror pass catches up and check is clean.
         try FileManager.default.removeItem(atPath: directory + "/blocker")
-        let store = try Store(path: db, configuration: configuration)
+        let store = try SQLiteStore(configuration: configuration)
         #expect(try store.retryMirrors() == [])
         #expect(FileManager.default.fileExists(atPath: directory + "/blocker/mirror/amelia.plist"))
         result = try CLI.run(["db", "check", "--db", db])
@@ -39,15 +40,15 @@ extension MirrorCheckTests {
         let directory = try CLI.temporaryDirectory()
         let db = directory + "/store.sqlite"
         let envelope: PropertyList = ["majorVersion": 1, "minorVersion": 0]
-        var configuration = StoreConfiguration()
-        configuration.collections["pilots"] = CollectionOptions(mirrorDirectory: directory + "/mirror")
+        var configuration = SQLiteStoreConfiguration(path: db)
+        configuration.mirrors["pilots"] = directory + "/mirror"
         do {
-            let store = try Store(path: db, configuration: configuration)
+            let store = try SQLiteStore(configuration: configuration)
             try store.write { try $0.save(envelope: envelope, key: "amelia", in: "pilots") }
         }
         // A store without the mirror (another app, or one killed before its mirror pass) saves: the mirror is behind.
         do {
-            let other = try Store(path: db)
+            let other = try SQLiteStore(path: db)
             try other.write { try $0.save(envelope: envelope, key: "bessie", in: "pilots") }
         }
         var result = try CLI.run(["db", "check", "--db", db])
@@ -56,7 +57,7 @@ extension MirrorCheckTests {
             result.stdout == "mirror not updated: \(directory)/mirror/bessie.plist (pilots/bessie): not mirrored yet: "
                 + "the mirror is at sequence 1, the feed at 2\n")
         // The mirroring store opens again and catches up: check is clean.
-        _ = try Store(path: db, configuration: configuration)
+        _ = try SQLiteStore(configuration: configuration)
         #expect(FileManager.default.fileExists(atPath: directory + "/mirror/bessie.plist"))
         result = try CLI.run(["db", "check", "--db", db])
         #expect(result.status == 0 && result.stdout == "ok\n")
@@ -68,7 +69,7 @@ extension MirrorCheckTests {
         let directory = try CLI.temporaryDirectory()
         let db = directory + "/store.sqlite"
         let japanese = String(repeating: "格納庫の飛行機", count: 6)
-        let store = try Store(path: db)
+        let store = try SQLiteStore(path: db)
         try store.write { transaction in
             try transaction.save(envelope: ["majorVersion": 1, "minorVersion": 0], key: japanese, in: "pilots")
             for index in 0..<1_000 {

@@ -2,7 +2,7 @@ import Hangar
 import PostgresNIO
 import Testing
 
-@testable import HangarPostgres
+@_spi(Engine) @testable import HangarPostgres
 
 /// URL parsing and validation: no server needed.
 @Suite struct PostgresStoreConfigurationTests {

@@ -1,9 +1,9 @@
 import CSQLite
 import Foundation
-public import Hangar
+public import HangarSQLite
 public import PropertyList
 
-/// Store files to damage, and the damage: a store of a few hundred documents in several collections, with
+/// SQLiteStore files to damage, and the damage: a store of a few hundred documents in several collections, with
 /// history, an index and a change feed; the roles of its pages (SQLite's `dbstat`); bytes overwritten in a
 /// page or a write-ahead log frame, from a seeded generator so that a failure replays.
 ///
@@ -52,8 +52,8 @@ public enum DamagedStores {
     /// then the last `leavingLog` documents' final saves are still only in the write-ahead log, which the
     /// returned store keeps open; copy the file and its `-wal` while it is).
     @discardableResult
-    public static func build(at path: String, leavingLog: Bool = false) throws -> Store? {
-        let store = try Store(path: path, configuration: configuration())
+    public static func build(at path: String, leavingLog: Bool = false) throws -> SQLiteStore? {
+        let store = try SQLiteStore(path: path, store: configuration())
         for collection in collections {
             try store.write { transaction in
                 for index in 0..<collection.count {

@@ -1,5 +1,6 @@
 import Foundation
 import Hangar
+import HangarSQLite
 import HangarTestSupport
 import PilotsHTTP
 import PropertyList
@@ -210,7 +211,7 @@ import Testing
         }
         let before: [UInt8]
         do {
-            let store = try Store(path: database, configuration: configuration)
+            let store = try SQLiteStore(path: database, store: configuration)
             try store.write {
                 try $0.save(
                     envelope: future, key: "future", in: "pilots", expectedRevision: nil, overwritingNewerMajor: true)
@@ -224,7 +225,7 @@ import Testing
         #expect(try Pilots.put(Pilots.document(name: "Now"), key: "future", on: server).status == 409)
         #expect(try HTTP.send("DELETE", server.url("/pilots/future")).status == 409)
         #expect(server.terminate() == 0)
-        let store = try Store(path: database, configuration: configuration)
+        let store = try SQLiteStore(path: database, store: configuration)
         let after = try store.read { try $0.document(in: "pilots", key: "future") }
         #expect(after?.body == before)
         #expect(after?.revision == 1)
@@ -252,7 +253,7 @@ import Testing
         do {
             var configuration = StoreConfiguration.pilotsServer()
             configuration.changeRetention = ChangeRetention(maximumCount: 1, maximumAge: nil)
-            let store = try Store(path: database, configuration: configuration)
+            let store = try SQLiteStore(path: database, store: configuration)
             for index in 0..<5 {
                 try store.write { try $0.save(envelope: Pilots.document(name: "P"), key: "p\(index)", in: "pilots") }
             }
@@ -329,14 +330,14 @@ import Testing
         #expect(server.terminate() == 0)
         #expect(upload.waitForExit(timeout: 10) == 0)
         #expect(upload.outputSoFar == "201\n", "\(upload.standardError)")
-        let store = try Store(path: database, configuration: .pilotsServer())
+        let store = try SQLiteStore(path: database, store: .pilotsServer())
         #expect(try store.read { try $0.exists(in: "pilots", key: "slow") })
     }
 
     @Test func everyAcknowledgedWriteSurvivesKill9() throws {
         let keys = AcknowledgedWrites.putUntilKilled(try start())
         #expect(keys.count > 3)
-        let store = try Store(path: database, configuration: .pilotsServer())
+        let store = try SQLiteStore(path: database, store: .pilotsServer())
         for key in keys { #expect(try store.read { try $0.exists(in: "pilots", key: key) }, "\(key)") }
     }
 }

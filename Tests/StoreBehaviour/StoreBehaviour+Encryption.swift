@@ -1,5 +1,5 @@
 import Foundation
-import Hangar
+@_spi(Engine) import Hangar
 import HangarEncryption
 import PropertyList
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 public import Hangar
+import HangarSQLite
 import PropertyList
 public import Testing
 
@@ -10,7 +11,7 @@ public import Testing
 /// ```swift
 /// @Test(arguments: Behaviour.allCases)
 /// func behaves(_ behaviour: Behaviour) async throws {
-///     try await StoreBehaviour(engine: "sqlite") { try Store(path: …, configuration: $0) }.check(behaviour)
+///     try await StoreBehaviour(engine: "sqlite") { try SQLiteStore(path: …, store: $0) }.check(behaviour)
 /// }
 /// ```
 public struct StoreBehaviour<Engine: DocumentStore>: Sendable {

@@ -1,6 +1,7 @@
 import Foundation
 import Hangar
 import HangarEncryption
+import HangarSQLite
 import PropertyList
 
 // The encryption rows: the same pilot documents (about 1.3 KB of bplist each) saved and loaded by a plain store and
@@ -43,7 +44,7 @@ func runEncryptionSection(options: Options) throws {
     var loads: [Contender] = []
     for (name, configuration) in configurations {
         let path = directory + "/loads-\(name).sqlite"
-        let store = try Store(path: path, configuration: configuration)
+        let store = try SQLiteStore(configuration: configuration.at(path))
         try store.write { transaction in
             for (index, pilot) in data.pilots.enumerated() { try transaction.save(pilot, key: data.keys[index]) }
         }
@@ -60,8 +61,9 @@ func runEncryptionSection(options: Options) throws {
 }
 
 /// Saves every pilot in one transaction into a fresh store file.
-private func bulkSaveContender(_ name: String, _ configuration: StoreConfiguration, data: StoreData) -> Contender {
-    let slot = Slot<Store>()
+private func bulkSaveContender(_ name: String, _ configuration: SQLiteStoreConfiguration, data: StoreData) -> Contender
+{
+    let slot = Slot<SQLiteStore>()
     let path = data.directory + "/bulk-\(name).sqlite"
     return Contender(
         name: name, isOurs: true,
@@ -75,13 +77,15 @@ private func bulkSaveContender(_ name: String, _ configuration: StoreConfigurati
         prepare: {
             slot.value = nil
             removeDatabase(at: path)
-            slot.value = try Store(path: path, configuration: configuration)
+            slot.value = try SQLiteStore(configuration: configuration.at(path))
         })
 }
 
 /// Saves the first pilots one transaction each into a fresh store file.
-private func singleSaveContender(_ name: String, _ configuration: StoreConfiguration, data: StoreData) -> Contender {
-    let slot = Slot<Store>()
+private func singleSaveContender(_ name: String, _ configuration: SQLiteStoreConfiguration, data: StoreData)
+    -> Contender
+{
+    let slot = Slot<SQLiteStore>()
     let path = data.directory + "/single-\(name).sqlite"
     return Contender(
         name: name, isOurs: true,
@@ -95,7 +99,7 @@ private func singleSaveContender(_ name: String, _ configuration: StoreConfigura
         prepare: {
             slot.value = nil
             removeDatabase(at: path)
-            slot.value = try Store(path: path, configuration: configuration)
+            slot.value = try SQLiteStore(configuration: configuration.at(path))
         })
 }
 

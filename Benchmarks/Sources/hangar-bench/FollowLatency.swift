@@ -8,6 +8,7 @@
 //   process computes the delay when it sees the change (by polling, every `followPollInterval`).
 import Foundation
 import Hangar
+import HangarSQLite
 import PropertyList
 import Synchronization
 
@@ -30,8 +31,8 @@ private final class Deliveries: Sendable {
     let arrived = DispatchSemaphore(value: 0)
 }
 
-private func latencyConfiguration() -> StoreConfiguration {
-    var configuration = StoreConfiguration()
+private func latencyConfiguration() -> SQLiteStoreConfiguration {
+    var configuration = SQLiteStoreConfiguration(path: "")
     configuration.synchronous = .normal
     return configuration
 }
@@ -42,8 +43,8 @@ private func envelope(_ index: Int, stamp: Int64) -> PropertyList {
 
 /// Starts a task following `store` after `start` in collection "follow"; `delay` turns a change into its delay.
 private func startFollower(
-    _ store: Store, after start: Int, deliveries: Deliveries,
-    delay: @escaping @Sendable (Store, Change, Int64) throws -> Int64
+    _ store: SQLiteStore, after start: Int, deliveries: Deliveries,
+    delay: @escaping @Sendable (SQLiteStore, Change, Int64) throws -> Int64
 ) -> Task<Void, any Error> {
     Task {
         for try await change in store.follow(after: start, in: "follow") {
@@ -60,7 +61,7 @@ private func startFollower(
 func measureInProcessFollowLatency(directory: String, count: Int) throws -> [Int64] {
     let path = directory + "/follow-in-process.sqlite"
     removeDatabase(at: path)
-    let store = try Store(path: path, configuration: latencyConfiguration())
+    let store = try SQLiteStore(configuration: latencyConfiguration().at(path))
     let start = try store.read { try $0.lastChangeSequence() }
     let stamps = Mutex<[Int64]>([])
     let deliveries = Deliveries()
@@ -84,7 +85,7 @@ func measureInProcessFollowLatency(directory: String, count: Int) throws -> [Int
 func measureCrossProcessFollowLatency(directory: String, count: Int) throws -> [Int64] {
     let path = directory + "/follow-cross-process.sqlite"
     removeDatabase(at: path)
-    let store = try Store(path: path, configuration: latencyConfiguration())
+    let store = try SQLiteStore(configuration: latencyConfiguration().at(path))
     let start = try store.read { try $0.lastChangeSequence() }
     let deliveries = Deliveries()
     let follower = startFollower(store, after: start, deliveries: deliveries) { store, change, now in
@@ -111,7 +112,7 @@ func measureCrossProcessFollowLatency(directory: String, count: Int) throws -> [
 func runCommitChild(_ arguments: [String]) -> Never {
     guard arguments.count == 2, let count = Int(arguments[1]) else { exit(2) }
     do {
-        let store = try Store(path: arguments[0], configuration: latencyConfiguration())
+        let store = try SQLiteStore(configuration: latencyConfiguration().at(arguments[0]))
         for index in 0..<count {
             usleep(UInt32.random(in: 10_000...40_000))
             let stamp = monotonicNanoseconds()

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import Hangar
-import HangarPostgres
+@_spi(Engine) import HangarPostgres
 import PostgresNIO
 import PropertyList
 

@@ -1,8 +1,9 @@
 import Foundation
 import Hangar
+import HangarSQLite
 import PropertyList
 
-// The store rows (issue 5, "Speed"): Hangar's `Store` beside raw SQLite doing the same inserts and lookups with
+// The store rows (issue 5, "Speed"): Hangar's `SQLiteStore` beside raw SQLite doing the same inserts and lookups with
 // the same binary plist blobs, in the same run, contenders taking turns within each round.
 
 // MARK: - The benchmark's document type
@@ -193,14 +194,24 @@ func removeDatabase(at path: String) {
     for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
 }
 
-/// The store's configuration for a row: the default (FULL, history kept) unless changed.
+/// The store's configuration for a row: the default (FULL, history kept) unless changed; its path is set where
+/// the store is opened (``SQLiteStoreConfiguration/at(_:)``).
 func storeConfiguration(
-    synchronous: StoreConfiguration.Synchronous = .full, history: HistoryPolicy = .keepAll
-) -> StoreConfiguration {
-    var configuration = StoreConfiguration()
+    synchronous: SQLiteStoreConfiguration.Synchronous = .full, history: HistoryPolicy = .keepAll
+) -> SQLiteStoreConfiguration {
+    var configuration = SQLiteStoreConfiguration(path: "")
     configuration.synchronous = synchronous
-    configuration.collections[Pilot.collection] = CollectionOptions(history: history)
+    configuration.store.collections[Pilot.collection] = CollectionOptions(history: history)
     return configuration
+}
+
+extension SQLiteStoreConfiguration {
+    /// This configuration for the store at `path`.
+    func at(_ path: String) -> SQLiteStoreConfiguration {
+        var configuration = self
+        configuration.path = path
+        return configuration
+    }
 }
 
 /// A store or raw database opened fresh before each round (by `prepare`, outside the clock).
@@ -230,15 +241,16 @@ func storeContenders(for operation: StoreOperation, data: StoreData) throws -> [
 
 extension StoreData {
     /// A fresh, empty store at `name` before each round.
-    func freshStore(_ name: String, _ configuration: StoreConfiguration) -> (Slot<Store>, () throws -> Void) {
-        let slot = Slot<Store>()
+    func freshStore(_ name: String, _ configuration: SQLiteStoreConfiguration) -> (Slot<SQLiteStore>, () throws -> Void)
+    {
+        let slot = Slot<SQLiteStore>()
         let path = self.path(name)
         return (
             slot,
             {
                 slot.value = nil
                 removeDatabase(at: path)
-                slot.value = try Store(path: path, configuration: configuration)
+                slot.value = try SQLiteStore(configuration: configuration.at(path))
             }
         )
     }
@@ -268,7 +280,7 @@ func checkStoreContenders(_ data: StoreData) throws {
     let path = data.path("check")
     removeDatabase(at: path)
     defer { removeDatabase(at: path) }
-    let store = try Store(path: path, configuration: storeConfiguration())
+    let store = try SQLiteStore(configuration: storeConfiguration().at(path))
     try store.write { transaction in
         for index in 0..<count { try transaction.save(data.pilots[index], key: data.keys[index]) }
     }

@@ -2,6 +2,7 @@
 
 import Foundation
 import Hangar
+import HangarSQLite
 import PropertyList
 
 /// One transaction of every document: typed and envelope saves against raw SQLite.
@@ -96,7 +97,7 @@ func singleSaveContenders(_ data: StoreData) throws -> [StoreContender] {
     let collection = Pilot.collection
     var list: [StoreContender] = []
     let count = data.plan.singleSaves
-    for synchronous in [StoreConfiguration.Synchronous.full, .normal] {
+    for synchronous in [SQLiteStoreConfiguration.Synchronous.full, .normal] {
         let mode = synchronous.rawValue
         let (store, prepareStore) = data.freshStore("single-\(mode)", storeConfiguration(synchronous: synchronous))
         list.append(
@@ -158,7 +159,7 @@ func loadContenders(_ data: StoreData) throws -> [StoreContender] {
     // One store and one raw table holding the same documents, filled once, checkpointed, then only read.
     let storePath = data.path("load-store")
     removeDatabase(at: storePath)
-    let store = try Store(path: storePath, configuration: storeConfiguration())
+    let store = try SQLiteStore(configuration: storeConfiguration().at(storePath))
     try store.write { transaction in
         for index in keys.indices { try transaction.save(pilots[index], key: keys[index]) }
     }
@@ -302,7 +303,7 @@ func upgradeContenders(_ data: StoreData) throws -> [StoreContender] {
     let storeTemplate = data.path("upgrade-store-template")
     removeDatabase(at: storeTemplate)
     do {
-        let store = try Store(path: storeTemplate, configuration: storeConfiguration())
+        let store = try SQLiteStore(configuration: storeConfiguration().at(storeTemplate))
         try store.write { transaction in
             for index in keys.indices {
                 try transaction.save(envelope: data.oldEnvelopes[index], key: keys[index], in: collection)
@@ -329,7 +330,7 @@ func upgradeContenders(_ data: StoreData) throws -> [StoreContender] {
         try FileManager.default.copyItem(atPath: template, toPath: path)
     }
     for (label, history) in [(", history keepAll", HistoryPolicy.keepAll), (", history keepNone", .keepNone)] {
-        let slot = Slot<Store>()
+        let slot = Slot<SQLiteStore>()
         let path = data.path("upgrade-store\(history == .keepNone ? "-keepnone" : "")")
         list.append(
             StoreContender(
@@ -348,7 +349,7 @@ func upgradeContenders(_ data: StoreData) throws -> [StoreContender] {
                     prepare: {
                         slot.value = nil
                         try copy(storeTemplate, to: path)
-                        slot.value = try Store(path: path, configuration: storeConfiguration(history: history))
+                        slot.value = try SQLiteStore(configuration: storeConfiguration(history: history).at(path))
                     }),
                 baseline: "SQLite read/decode/migrate/encode/UPDATE", bareBaseline: nil))
     }

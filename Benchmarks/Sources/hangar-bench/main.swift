@@ -160,7 +160,7 @@ do {
     exit(1)
 }
 
-// MARK: Store rows
+// MARK: SQLiteStore rows
 
 let storePlan =
     options.quick

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Hangar
+import HangarSQLite
 
 /// `swift run pilots`: the Pilots example end to end, as a short tour of Hangar on an embedded SQLite file, or
 /// on a PostgreSQL database with `--url`.
@@ -11,7 +12,7 @@ struct PilotsCommand: AsyncParsableCommand {
         abstract: "A tour of Hangar: pilots and their airplanes, saved, migrated, versioned and exported.",
         discussion: """
             Runs nine steps on a SQLite store (by default in the platform's data folder, \
-            \(Store.defaultPath(application: TourDefaults.application))) and writes exported .plist files into \
+            \(SQLiteStore.defaultPath(application: TourDefaults.application))) and writes exported .plist files into \
             an `exports` folder beside it. With --url postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE, runs the \
             same steps on PostgreSQL, in the schema `hangar` (or --schema NAME), writing the files into an \
             `exports-SCHEMA` folder in that data folder. Running it again on the same store is fine.
@@ -57,7 +58,7 @@ struct PilotsCommand: AsyncParsableCommand {
         if let url {
             engine = .postgres(url: url, schema: schema)
         } else {
-            engine = .sqlite(path: db ?? Store.defaultPath(application: TourDefaults.application))
+            engine = .sqlite(path: db ?? SQLiteStore.defaultPath(application: TourDefaults.application))
         }
         do {
             if fresh, case .sqlite(let path) = engine { try TourFiles.removeStore(at: path) }

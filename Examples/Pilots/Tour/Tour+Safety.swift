@@ -1,4 +1,5 @@
 import Hangar
+import HangarSQLite
 import PilotModels
 
 extension Tour {
@@ -8,7 +9,7 @@ extension Tour {
     /// store. On PostgreSQL the server's tools do that work; the step says which.
     func checkAndBackUp() async throws {
         heading(9, "Check the store and back it up")
-        guard let sqlite = store as? Store else {
+        guard let sqlite = store as? SQLiteStore else {
             print(
                 "  SQLite only; on PostgreSQL: backups: pg_dump; integrity: the server's checks (pg_amcheck); "
                     + "mirror folders: follow the change feed (step 8)")
@@ -19,7 +20,7 @@ extension Tour {
         let backup = exportsDirectory + "/pilots-backup.sqlite"
         // An online copy: writers could go on meanwhile; the copy is renamed into place when complete.
         try sqlite.backup(to: backup)
-        let pilots = try await Store(path: backup).read { try $0.count(in: Pilot.collection) }
+        let pilots = try await SQLiteStore(path: backup).read { try $0.count(in: Pilot.collection) }
         print(
             "  Online backup: \(TourFiles.display(backup)) (\(fileSize(backup)) bytes), "
                 + "opened as a store: \(pilots) pilots")

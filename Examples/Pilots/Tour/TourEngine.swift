@@ -1,6 +1,7 @@
 import Foundation
 import Hangar
 import HangarPostgres
+import HangarSQLite
 import PilotModels
 
 /// What every run of the tour shares, whatever the engine.
@@ -35,11 +36,11 @@ enum TourEngine {
         switch self {
         case .sqlite(let path):
             let existed = FileManager.default.fileExists(atPath: path)
-            let store = try Store(path: path, configuration: configuration)
+            let store = try SQLiteStore(path: path, store: configuration)
             print("Hangar Pilots tour")
             print("Store: \(TourFiles.display(path)) (\(existed ? "existing" : "new")\(fresh ? ", --fresh" : ""))")
             let tour = Tour(
-                store: store, openAnother: { try Store(path: path, configuration: $0) }, close: { _ in },
+                store: store, openAnother: { try SQLiteStore(path: path, store: $0) }, close: { _ in },
                 migrationsDirectory: migrationsDirectory,
                 exportsDirectory: exports ?? TourFiles.exportsDirectory(forStoreAt: path), migrations: migrations)
             try await tour.run()

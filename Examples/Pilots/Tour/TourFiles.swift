@@ -1,5 +1,6 @@
 import Foundation
 import Hangar
+import HangarSQLite
 
 /// Where the tour finds its frozen documents and writes its files, how `--fresh` clears a store, and how paths
 /// and URLs are shown.
@@ -38,7 +39,7 @@ enum TourFiles {
 
     /// The folder exports go to on PostgreSQL: `exports-SCHEMA` in the platform's data folder for the tour.
     static func exportsDirectory(forSchema schema: String) -> String {
-        Store.defaultDirectory(application: TourDefaults.application) + "/exports-" + schema
+        SQLiteStore.defaultDirectory(application: TourDefaults.application) + "/exports-" + schema
     }
 
     /// A store URL as the tour prints it: `USER@HOST:PORT/DATABASE`, never with the password or the query.

@@ -13,54 +13,53 @@ public struct DocumentFormat: Sendable {
     /// The minor assumed when a document has no `minorVersion`; `nil` makes the key required.
     public let defaultMinor: Int?
     private let migrations: [Int: DocumentMigration]
-    private let minorUpgrades: [MinorUpgrade]
+    private let minorUpgrades: [DocumentMinorUpgrade]
 
-    /// A format at `current`, reading majors back to `oldestReadableMajor` through `migrations`
-    /// (exactly one step for each major from the oldest to the one before current).
+    /// A format at `current`, reading majors back to `oldestReadableMajor` through `migrations` (exactly one
+    /// step for each major from the oldest to the one before current), and bringing documents of an older minor
+    /// up to date through `minorUpgrades`.
     ///
     /// The declaration is checked here, once, at start-up: a missing or duplicate step, or a version out of
-    /// range, is a programmer error and stops the program with a message saying which.
+    /// range, is a programmer error and stops the program with a message saying which. Tests check a declaration
+    /// without stopping with ``validated(current:oldestReadableMajor:defaultMinor:migrations:minorUpgrades:)``.
     public init(
         current: DocumentVersion,
         oldestReadableMajor: Int? = nil,
         defaultMinor: Int? = 0,
-        migrations: [DocumentMigration] = []
+        migrations: [DocumentMigration] = [],
+        minorUpgrades: [DocumentMinorUpgrade] = []
     ) {
-        self.init(
-            current: current, oldestReadableMajor: oldestReadableMajor, defaultMinor: defaultMinor,
-            migrations: migrations, minorUpgrades: [])
+        do {
+            self = try Self.validated(
+                current: current, oldestReadableMajor: oldestReadableMajor, defaultMinor: defaultMinor,
+                migrations: migrations, minorUpgrades: minorUpgrades)
+        } catch {
+            preconditionFailure("Hangar: invalid DocumentFormat: \(error)")
+        }
     }
 
-    /// A format as above that also runs `minorUpgrades` on documents of an older minor.
-    init(
+    private init(
+        current: DocumentVersion, oldestReadableMajor: Int, defaultMinor: Int?, migrations: [Int: DocumentMigration],
+        minorUpgrades: [DocumentMinorUpgrade]
+    ) {
+        self.current = current
+        self.oldestReadableMajor = oldestReadableMajor
+        self.defaultMinor = defaultMinor
+        self.migrations = migrations
+        self.minorUpgrades = minorUpgrades.sorted { ($0.major, $0.toMinor) < ($1.major, $1.toMinor) }
+    }
+
+    /// The format ``init(current:oldestReadableMajor:defaultMinor:migrations:minorUpgrades:)`` makes, or, for a
+    /// declaration it would stop the program on, ``HangarError/Code/invalidFormat`` saying what is wrong: a
+    /// version out of range, a missing migration (`No migration from major 2 to 3`), two steps for one version,
+    /// a step outside the versions the format reads.
+    public static func validated(
         current: DocumentVersion,
         oldestReadableMajor: Int? = nil,
         defaultMinor: Int? = 0,
         migrations: [DocumentMigration] = [],
-        minorUpgrades: [MinorUpgrade]
-    ) {
-        let steps: [Int: DocumentMigration]
-        do {
-            steps = try Self.validate(
-                current: current, oldestReadableMajor: oldestReadableMajor, migrations: migrations)
-        } catch {
-            preconditionFailure("Hangar: invalid DocumentFormat: \(error)")
-        }
-        self.current = current
-        self.oldestReadableMajor = oldestReadableMajor ?? current.major
-        self.defaultMinor = defaultMinor
-        self.migrations = steps
-        self.minorUpgrades = minorUpgrades.sorted { ($0.major, $0.toMinor) < ($1.major, $1.toMinor) }
-    }
-
-    /// Checks a format declaration: versions in range, and exactly one migration for each major from
-    /// `oldestReadableMajor` to the one before `current`. Returns the steps by starting major.
-    @discardableResult
-    static func validate(
-        current: DocumentVersion,
-        oldestReadableMajor: Int? = nil,
-        migrations: [DocumentMigration]
-    ) throws(HangarError) -> [Int: DocumentMigration] {
+        minorUpgrades: [DocumentMinorUpgrade] = []
+    ) throws(HangarError) -> DocumentFormat {
         let oldest = oldestReadableMajor ?? current.major
         guard current.major >= 1, current.minor >= 0, oldest >= 1, oldest <= current.major else {
             throw HangarError(
@@ -82,7 +81,23 @@ public struct DocumentFormat: Sendable {
         for major in oldest..<current.major where steps[major] == nil {
             throw HangarError(.invalidFormat, "No migration from major \(major) to \(major + 1)")
         }
-        return steps
+        var upgrades: Set<DocumentVersion> = []
+        for upgrade in minorUpgrades {
+            let version = DocumentVersion(major: upgrade.major, minor: upgrade.toMinor)
+            guard upgrades.insert(version).inserted else {
+                throw HangarError(.invalidFormat, "Two minor upgrades lead to \(version)")
+            }
+            let beyondCurrent = upgrade.major == current.major && upgrade.toMinor > current.minor
+            guard upgrade.major >= oldest, upgrade.major <= current.major, upgrade.toMinor >= 1, !beyondCurrent else {
+                throw HangarError(
+                    .invalidFormat,
+                    "Minor upgrade \"\(upgrade.name)\" leads to \(version), outside the versions \(oldest).0...\(current) this format reads"
+                )
+            }
+        }
+        return DocumentFormat(
+            current: current, oldestReadableMajor: oldest, defaultMinor: defaultMinor, migrations: steps,
+            minorUpgrades: minorUpgrades)
     }
 
     // MARK: Opening
@@ -114,7 +129,9 @@ public struct DocumentFormat: Sendable {
                 storedVersion: stored, document: name)
         }
         var version = stored
-        while version.major < current.major {
+        while true {
+            try upgradeMinor(&content, from: &version, stored: stored, name: name, observer: observer)
+            guard version.major < current.major else { break }
             guard let step = migrations[version.major] else {
                 throw HangarError(.invalidFormat, "No migration from major \(version.major)", storedVersion: stored)
             }
@@ -129,20 +146,29 @@ public struct DocumentFormat: Sendable {
             observer?(MigrationEvent(from: version, to: next, step: step.name, document: name))
             version = next
         }
+        return OpenedDocument(storedVersion: stored, content: content)
+    }
+}
+
+extension DocumentFormat {
+    /// Runs the minor upgrades of `version`'s major past its minor, in order, reporting each to `observer`.
+    private func upgradeMinor(
+        _ content: inout PropertyList.Dictionary, from version: inout DocumentVersion, stored: DocumentVersion,
+        name: String?, observer: (@Sendable (MigrationEvent) -> Void)?
+    ) throws(HangarError) {
         for upgrade in minorUpgrades where upgrade.major == version.major && upgrade.toMinor > version.minor {
-            guard upgrade.toMinor <= current.minor else { continue }
             do {
                 content = try upgrade.transform(content)
             } catch {
                 throw HangarError(
-                    .migrationFailed, "minor upgrade to \(version.major).\(upgrade.toMinor) failed",
+                    .migrationFailed,
+                    "minor upgrade \"\(upgrade.name)\" to \(version.major).\(upgrade.toMinor) failed",
                     storedVersion: stored, document: name, underlying: error)
             }
             let next = DocumentVersion(major: version.major, minor: upgrade.toMinor)
-            observer?(MigrationEvent(from: version, to: next, step: "minor upgrade", document: name))
+            observer?(MigrationEvent(from: version, to: next, step: upgrade.name, document: name))
             version = next
         }
-        return OpenedDocument(storedVersion: stored, content: content)
     }
 }
 

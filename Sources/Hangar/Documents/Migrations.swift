@@ -25,23 +25,34 @@ public struct DocumentMigration: Sendable {
     }
 }
 
-/// A step within one major: fills in defaults for a document written by an older minor.
-struct MinorUpgrade: Sendable {
-    /// The major this applies to.
-    let major: Int
-    /// Documents with a minor below this one are upgraded to it.
-    let toMinor: Int
-    /// The step, on content keys.
-    let transform: @Sendable (PropertyList.Dictionary) throws -> PropertyList.Dictionary
+/// A step within one major: what changed in a minor version, applied to documents written by an older minor
+/// of that major (say, a default for a key minor 2 added, so that later code can rely on it).
+///
+/// A minor version only adds what older code can ignore; its documents stay readable by older apps of the same
+/// major, which keep the keys they do not know. A minor upgrade runs when a document is read, after the major's
+/// migrations: a 1.0 document read by a 2.3 format runs major 1's minor upgrades, the 1 → 2 migration, then
+/// major 2's minor upgrades up to 2.3. Like a migration, it speaks the raw format and is never edited once
+/// shipped.
+public struct DocumentMinorUpgrade: Sendable {
+    /// The major this step applies to.
+    public let major: Int
+    /// The minor it produces: documents of ``major`` with a lower minor are upgraded to it.
+    public let toMinor: Int
+    /// A short name for logs, such as `"default seat count"`.
+    public let name: String
+    /// The step: the document's content keys in, the upgraded ones out.
+    public let transform: @Sendable (PropertyList.Dictionary) throws -> PropertyList.Dictionary
 
-    /// Upgrades documents of `major` written before `toMinor`.
-    init(
+    /// A step that upgrades documents of `major` written before minor `toMinor` to it.
+    public init(
         major: Int,
-        toMinor: Int,
+        to toMinor: Int,
+        _ name: String,
         transform: @escaping @Sendable (PropertyList.Dictionary) throws -> PropertyList.Dictionary
     ) {
         self.major = major
         self.toMinor = toMinor
+        self.name = name
         self.transform = transform
     }
 }

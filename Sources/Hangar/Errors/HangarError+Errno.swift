@@ -9,7 +9,7 @@
 extension HangarError.Code {
     /// The code for a file system failure's `errno`: ``diskFull`` for `ENOSPC` and `EDQUOT`, ``readOnly``
     /// for `EROFS`, `EACCES` and `EPERM`, ``io`` for the others; `nil` for 0 (no failure reported).
-    init?(systemErrno: Int32) {
+    package init?(systemErrno: Int32) {
         switch systemErrno {
         case 0: return nil
         case ENOSPC, EDQUOT: self = .diskFull

@@ -20,7 +20,7 @@ public struct HangarError: Error, Sendable, CustomStringConvertible {
             case duplicate, reservedKey, contention, unsupportedFileSystem, changesTooOld, diskFull, readOnly, corrupt
             case keyUnavailable
             // A database server (the PostgreSQL engine).
-            case connectionLost, outcomeUnknown, timeout, serializationFailure, invalidConfiguration
+            case connectionLost, outcomeUnknown, timeout, serializationFailure, invalidConfiguration, closed
         }
         private let name: Name
         private init(_ name: Name) { self.name = name }
@@ -88,7 +88,7 @@ public struct HangarError: Error, Sendable, CustomStringConvertible {
         public static let readOnly = Code(.readOnly)
         /// A key or collection name is not acceptable (empty, or with a NUL character).
         public static let invalidName = Code(.invalidName)
-        /// The database reported an error not covered above (``HangarError/sqliteResultCode`` says which for
+        /// The database reported an error not covered above (`sqliteResultCode`, in `HangarSQLite`, says which for
         /// SQLite, ``HangarError/sqlState`` for a PostgreSQL server).
         public static let database = Code(.database)
         /// A save would give a unique index a value another document already has: ``HangarError/index`` and
@@ -97,7 +97,7 @@ public struct HangarError: Error, Sendable, CustomStringConvertible {
         /// A model's representation uses a key the envelope or the store reserves (``HangarError/field``
         /// names it): it could be saved but never read back, so it is refused.
         public static let reservedKey = Code(.reservedKey)
-        /// ``Store/update(_:key:in:maximumAttempts:_:)`` met a conflict on every attempt.
+        /// ``DocumentStore/update(_:key:in:maximumAttempts:_:)`` met a conflict on every attempt.
         public static let contention = Code(.contention)
         /// The store's file system cannot hold it as it needs (no write-ahead log); it was not opened.
         public static let unsupportedFileSystem = Code(.unsupportedFileSystem)
@@ -106,7 +106,7 @@ public struct HangarError: Error, Sendable, CustomStringConvertible {
         public static let changesTooOld = Code(.changesTooOld)
         /// The store's file is damaged: SQLite found a malformed page, a file cut short, a file that is not a
         /// database, or a write-ahead log whose pages do not fit it (SQLITE_CORRUPT or SQLITE_NOTADB, in
-        /// ``HangarError/sqliteResultCode``). Nothing was changed. `hangar db check` lists the damage and
+        /// `sqliteResultCode`, in `HangarSQLite`). Nothing was changed. `hangar db check` lists the damage and
         /// `hangar db salvage` copies what still reads into a new store (the *Damaged stores* section of the
         /// *The store* article).
         public static let corrupt = Code(.corrupt)
@@ -135,6 +135,8 @@ public struct HangarError: Error, Sendable, CustomStringConvertible {
         /// A store's configuration is not acceptable (a malformed database URL, an invalid schema name, a pool
         /// size below 1); nothing was opened.
         public static let invalidConfiguration = Code(.invalidConfiguration)
+        /// The store was closed (``DocumentStore/close()``): nothing was read or written.
+        public static let closed = Code(.closed)
 
         /// Whether running the same transaction again may succeed as it is: nothing was written, and the cause
         /// (a lost connection, a concurrent transaction) is not in the transaction itself.
@@ -185,22 +187,23 @@ public struct HangarError: Error, Sendable, CustomStringConvertible {
     public let document: String?
     /// The version the document declared, for document errors where it was readable.
     public let storedVersion: DocumentVersion?
-    /// SQLite's result code (extended, as SQLite reported it), for errors SQLite reported.
-    public let sqliteResultCode: SQLiteResultCode?
+    /// The result code the engine's database library reported (SQLite's, extended), for errors it reported;
+    /// `HangarSQLite` reads it as `sqliteResultCode`.
+    package let resultCode: Int32?
     /// The SQLSTATE code a database server reported (`40001`, `57014`, …), for errors a server reported.
     public package(set) var sqlState: String?
     /// The SQL statement that failed, for database errors (never its bound values).
     public let sql: String?
     /// The index concerned, for ``Code/duplicate``.
-    public internal(set) var index: String?
+    public package(set) var index: String?
     /// The other document's key, for ``Code/duplicate``.
-    public internal(set) var otherKey: String?
+    public package(set) var otherKey: String?
     /// The reserved content key, for ``Code/reservedKey``.
-    public internal(set) var field: String?
+    public package(set) var field: String?
     /// The file concerned, for imports and mirrors.
-    public internal(set) var file: String?
+    public package(set) var file: String?
     /// The oldest change sequence the store still keeps, for ``Code/changesTooOld``.
-    public internal(set) var oldestRetainedSequence: Int?
+    public package(set) var oldestRetainedSequence: Int?
     /// The id of the key concerned, for ``Code/keyUnavailable`` (an id derived from the key, never the key).
     public package(set) var keyID: String?
     /// The message without the values it quotes from a document (`found string` for `found string "12"`),
@@ -224,9 +227,27 @@ public struct HangarError: Error, Sendable, CustomStringConvertible {
         self.key = key
         self.storedVersion = storedVersion
         self.document = document
-        self.sqliteResultCode = resultCode.map(SQLiteResultCode.init(rawValue:))
+        self.resultCode = resultCode
         self.sql = sql
         self.underlying = underlying
+    }
+
+    /// This error naming the document at `key` in `collection` as where it happened, when it names no collection
+    /// yet (an error a user's `DocumentEncryption` threw, say); otherwise this error as it is.
+    package func naming(collection: String, key: String) -> HangarError {
+        guard self.collection == nil else { return self }
+        var named = HangarError(
+            code, message, at: path, collection: collection, key: key, storedVersion: storedVersion,
+            document: document, resultCode: resultCode, sql: sql, underlying: underlying)
+        named.sqlState = sqlState
+        named.index = index
+        named.otherKey = otherKey
+        named.field = field
+        named.file = file
+        named.oldestRetainedSequence = oldestRetainedSequence
+        named.keyID = keyID
+        named.messageWithoutValues = messageWithoutValues
+        return named
     }
 
     /// The message and, outside the model layer, the underlying error: the description without where.

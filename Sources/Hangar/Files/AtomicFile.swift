@@ -86,6 +86,25 @@ package enum AtomicFile {
         removeAbandonedTemporaryFiles(in: directory, prefix: prefix)
     }
 
+    /// Moves a finished file written by other means (a SQLite backup) into place at `path`, durably: flushes it,
+    /// renames it over `path` and flushes the folder. On failure nothing is renamed.
+    package static func flushAndRename(_ temporary: String, to path: String) throws(Failure) {
+        let descriptor = open(temporary, O_RDWR | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure(temporary) }
+        guard fsync(descriptor) == 0 else {
+            let failed = failure(temporary)
+            close(descriptor)
+            throw failed
+        }
+        close(descriptor)
+        guard rename(temporary, path) == 0 else { throw failure(path) }
+        let folder = open(parentDirectory(of: path), O_RDONLY | O_CLOEXEC)
+        if folder >= 0 {
+            _ = fsync(folder)
+            close(folder)
+        }
+    }
+
     /// A new temporary file `directory/prefixXXXXXX`, open and locked.
     private static func lockedTemporaryFile(in directory: String, prefix: String) throws(Failure) -> (Int32, String) {
         while true {
@@ -177,7 +196,7 @@ package enum AtomicFile {
         return Failure(path: path, reason: String(cString: strerror(number)), systemErrno: number)
     }
 
-    static func parentDirectory(of path: String) -> String {
+    package static func parentDirectory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }

@@ -8,7 +8,7 @@ package enum DocumentFiles {
     /// under ``StoreFileNames/keyMetadataKey``, for a file whose name does not give the key back.
     package static func writeFile(
         _ stored: StoredDocument, to path: String, format: PropertyListFormat, carryingKey: Bool,
-        permissions: UInt16 = 0o600
+        permissions: UInt16
     ) throws(HangarError) {
         guard carryingKey || format != .binary else {
             try save(stored.plaintextBody(), of: stored, to: path, permissions: permissions)
@@ -127,7 +127,7 @@ package enum DocumentFiles {
     }
 
     /// Creates an export folder (and its parents) with `permissions`, whatever the umask.
-    package static func createFolder(_ directory: String, collection: String, permissions: UInt16 = 0o700)
+    package static func createFolder(_ directory: String, collection: String, permissions: UInt16)
         throws(HangarError)
     {
         do {

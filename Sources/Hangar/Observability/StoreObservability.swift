@@ -30,13 +30,13 @@ public struct StoreObservability: Sendable {
     }
 
     /// A logger that drops every record: the default, so the library never prints unasked.
-    public static var silentLogger: Logger {
+    @usableFromInline package static var silentLogger: Logger {
         Logger(label: "hangar", factory: { _ in SwiftLogNoOpLogHandler() })
     }
 
     /// Whether ``logger`` drops every record (the default), so a report with nowhere else to go (a mirror
     /// failure without a ``StoreConfiguration/mirrorFailureHandler``) goes to standard error instead.
-    public var isLoggerSilent: Bool {
+    package var isLoggerSilent: Bool {
         logger.handler is SwiftLogNoOpLogHandler
     }
 }

@@ -110,19 +110,50 @@ import Testing
         }
     }
 
-    @Test func missingStepIsFoundWhenTheFormatIsMade() {
-        #expect {
-            try DocumentFormat.validate(
-                current: .init(major: 3, minor: 0), oldestReadableMajor: 1,
-                migrations: [DocumentMigration(from: 1, "one") { $0 }])
-        } throws: { error in
-            (error as? HangarError)?.description == "No migration from major 2 to 3"
+    /// What a migration test sees of a declaration that would stop the program: a thrown error saying which step.
+    @Test func aDeclarationIsCheckedWithoutStoppingTheProgram() throws {
+        func problem(_ make: () throws -> DocumentFormat) -> String? {
+            do {
+                _ = try make()
+                return nil
+            } catch let error as HangarError {
+                return error.code == .invalidFormat ? error.description : "\(error.code)"
+            } catch {
+                return "\(error)"
+            }
         }
-        #expect(throws: HangarError.self) {
-            try DocumentFormat.validate(
-                current: .init(major: 2, minor: 0), oldestReadableMajor: 1,
-                migrations: [DocumentMigration(from: 1, "a") { $0 }, DocumentMigration(from: 1, "b") { $0 }])
-        }
+        #expect(
+            problem {
+                try DocumentFormat.validated(
+                    current: .init(major: 3, minor: 0), oldestReadableMajor: 1,
+                    migrations: [DocumentMigration(from: 1, "one") { $0 }])
+            } == "No migration from major 2 to 3")
+        #expect(
+            problem {
+                try DocumentFormat.validated(
+                    current: .init(major: 2, minor: 0), oldestReadableMajor: 1,
+                    migrations: [DocumentMigration(from: 1, "a") { $0 }, DocumentMigration(from: 1, "b") { $0 }])
+            } == "Two migrations start at major 1")
+        #expect(
+            problem {
+                try DocumentFormat.validated(
+                    current: .init(major: 1, minor: 2),
+                    minorUpgrades: [
+                        DocumentMinorUpgrade(major: 1, to: 1, "a") { $0 },
+                        DocumentMinorUpgrade(major: 1, to: 1, "b") { $0 },
+                    ])
+            } == "Two minor upgrades lead to 1.1")
+        #expect(
+            problem {
+                try DocumentFormat.validated(
+                    current: .init(major: 1, minor: 2),
+                    minorUpgrades: [DocumentMinorUpgrade(major: 1, to: 3, "c") { $0 }])
+            } == "Minor upgrade \"c\" leads to 1.3, outside the versions 1.0...1.2 this format reads")
+        let format = try DocumentFormat.validated(
+            current: .init(major: 2, minor: 1), oldestReadableMajor: 1,
+            migrations: [DocumentMigration(from: 1, "one") { $0 }],
+            minorUpgrades: [DocumentMinorUpgrade(major: 2, to: 1, "d") { $0 }])
+        #expect(format.current == DocumentVersion(major: 2, minor: 1))
     }
 
     @Test func anInvalidFormatStopsTheProgramAtStartUp() async {
@@ -150,12 +181,12 @@ import Testing
         let format = DocumentFormat(
             current: .init(major: 1, minor: 2),
             minorUpgrades: [
-                MinorUpgrade(major: 1, toMinor: 1) { content in
+                DocumentMinorUpgrade(major: 1, to: 1, "default nickname") { content in
                     var content = content
                     content["nickname"] = content["nickname"] ?? ""
                     return content
                 },
-                MinorUpgrade(major: 1, toMinor: 2) { content in
+                DocumentMinorUpgrade(major: 1, to: 2, "default rating") { content in
                     var content = content
                     content["rating"] = content["rating"] ?? 0
                     return content
@@ -167,6 +198,42 @@ import Testing
                 "nickname": "A", "rating": 0,
             ])
         #expect(try format.open(["majorVersion": 1, "minorVersion": 2]).content == [:])
+    }
+
+    /// A 1.0 document read by a 2.1 format: major 1's minor upgrades, the migration, then major 2's, each reported.
+    @Test func minorUpgradesRunForEachMajorOnTheWay() throws {
+        let events = Mutex<[String]>([])
+        let format = DocumentFormat(
+            current: .init(major: 2, minor: 1), oldestReadableMajor: 1,
+            migrations: [
+                DocumentMigration(from: 1, "rename seats") { content in
+                    var content = content
+                    content["seatCount"] = content.removeValue(forKey: "seats")
+                    return content
+                }
+            ],
+            minorUpgrades: [
+                DocumentMinorUpgrade(major: 1, to: 1, "default seats") { content in
+                    var content = content
+                    content["seats"] = content["seats"] ?? 2
+                    return content
+                },
+                DocumentMinorUpgrade(major: 2, to: 1, "default engine") { content in
+                    var content = content
+                    content["engine"] = content["engine"] ?? "none"
+                    return content
+                },
+            ])
+        let opened = try format.open(["majorVersion": 1, "minorVersion": 0]) { event in
+            events.withLock { $0.append("\(event.from)→\(event.to) \(event.step)") }
+        }
+        #expect(opened.content == ["seatCount": 2, "engine": "none"])
+        #expect(
+            events.withLock { $0 } == [
+                "1.0→1.1 default seats", "1.1→2.0 rename seats", "2.0→2.1 default engine",
+            ])
+        // A 2.1 document is left as it is.
+        #expect(try format.open(["majorVersion": 2, "minorVersion": 1, "seatCount": 4]).content == ["seatCount": 4])
     }
 
     @Test func sealAddsTheVersionKeys() {

@@ -1,5 +1,6 @@
 import Foundation
 import Hangar
+import HangarSQLite
 import HangarTestSupport
 import PropertyList
 import Synchronization
@@ -27,7 +28,7 @@ import Testing
         private let stopped = Atomic<Bool>(false)
         private let finished = DispatchSemaphore(value: 0)
 
-        init(store: Store, seed: UInt64) {
+        init(store: SQLiteStore, seed: UInt64) {
             Thread.detachNewThread { [self] in
                 var random = SeededGenerator(seed: seed)
                 var index = 0
@@ -68,7 +69,7 @@ import Testing
         let directory = try temporaryFollowDirectory()
         let path = directory + "/store.sqlite"
         let cursorFile = directory + "/cursor"
-        let store = try Store(path: path, configuration: stressConfiguration(synchronous: .normal))
+        let store = try SQLiteStore(configuration: stressSQLiteConfiguration(path: path, synchronous: .normal))
         var random = SeededGenerator(seed: seed)
         let writer = Writer(store: store, seed: random.next())
         var seen: [Int: String] = [:]
@@ -110,7 +111,7 @@ import Testing
             guard try run(until: { _ in usleep(UInt32(50_000 + random.next() % 250_000)) }) else { break }
         }
         writer.stop()
-        let feed = try store.changes(since: 0)
+        let feed = try store.read { try $0.changes(since: 0) }
         let last = try #require(feed.last?.sequence)
         // The last run is left to catch up with the last commit before it is killed.
         _ = try run(until: { child in

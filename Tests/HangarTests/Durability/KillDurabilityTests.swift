@@ -1,5 +1,6 @@
 import Foundation
 import Hangar
+import HangarSQLite
 import HangarTestSupport
 import PropertyList
 import Testing
@@ -185,7 +186,7 @@ import Testing
             #expect(content["payload"]?.dataValue?.count == size, "after kill \(cycle + 1): a torn payload")
             #expect(revision >= lastAcknowledged, "after kill \(cycle + 1): an older file than the last acknowledged")
             seenRevisions.insert(revision)
-            let store = try Store(path: path, configuration: stressConfiguration())
+            let store = try SQLiteStore(path: path, store: stressConfiguration())
             #expect(try store.checkIntegrity() == ["ok"])
             // The file is byte for byte the stored revision it claims to be (while the store keeps it).
             if let stored = try store.read({ try $0.document(in: "exports", key: "doc", revision: revision) }) {
@@ -211,7 +212,7 @@ extension Int64 {
 extension SaveLoopChecker {
     /// Opens the store as a new process would after the crash and returns every problem found.
     mutating func verify(path: String) throws -> [String] {
-        let store = try Store(path: path, configuration: stressConfiguration())
+        let store = try SQLiteStore(path: path, store: stressConfiguration())
         let integrity = try store.checkIntegrity()
         // Everything, read in one transaction: every kept revision of every document.
         let snapshot = try store.read { transaction in

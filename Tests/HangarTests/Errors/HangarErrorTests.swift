@@ -3,6 +3,7 @@ import PropertyList
 import Testing
 
 @testable import Hangar
+@testable import HangarSQLite
 
 /// The Hangar module's one error: codes that match in catch clauses, every former kind, SQLite's result codes,
 /// and descriptions that never show a document's contents.
@@ -62,7 +63,7 @@ import Testing
             Issue.record("unexpected \(error)")
         }
         // The store.
-        let store = try Store.inMemory(configuration: noteConfiguration())
+        let store = try SQLiteStore.inMemory(store: noteConfiguration())
         try store.write { try $0.save(Note(title: "t", body: "b"), key: "a") }
         do {
             try store.write { try $0.save(Note(title: "t", body: "c"), key: "a", expectedRevision: 7) }
@@ -84,9 +85,9 @@ import Testing
 
     @Test func aRealBusyDatabaseHasTheBusyResultCode() throws {
         let path = try temporaryDirectory() + "/store.sqlite"
-        var configuration = noteConfiguration()
+        var configuration = SQLiteStoreConfiguration(path: path, store: noteConfiguration())
         configuration.busyTimeoutMilliseconds = 0
-        let store = try Store(path: path, configuration: configuration)
+        let store = try SQLiteStore(configuration: configuration)
         // Another connection to the file holds the write lock.
         let holder = try SQLiteConnection(path: path, mode: .readWrite, busyTimeout: 0)
         try holder.execute("BEGIN IMMEDIATE")
@@ -123,7 +124,7 @@ import Testing
     @Test func aStoreErrorsDescriptionNeverShowsADocumentsValues() throws {
         let secret = "SECRET-4711"
         let options = CollectionOptions(indexes: [.path("title", name: "title", unique: true)])
-        let store = try Store.inMemory(configuration: noteConfiguration(options))
+        let store = try SQLiteStore.inMemory(store: noteConfiguration(options))
         try store.write { try $0.save(Note(title: secret, body: secret), key: "a") }
 
         var errors: [HangarError] = []

@@ -1,13 +1,14 @@
 import Foundation
 import Hangar
 import HangarPostgres
+import HangarSQLite
 import HangarTestSupport
 import PropertyList
 import Testing
 
 // The README's quick start, kept compiling and correct here. Between the markers the code is the README's,
 // line for line, except that `folder` is a temporary folder (the README sets it to
-// `Store.defaultDirectory(application: "QuickStart")`), and the PostgreSQL part's `url` is the test server's
+// `SQLiteStore.defaultDirectory(application: "QuickStart")`), and the PostgreSQL part's `url` is the test server's
 // (the README sets it to an example URL). Change both together.
 
 // README quick start: model
@@ -53,28 +54,28 @@ struct Airfield: VersionedDocument {
 // README quick start: end of model
 
 @Suite struct QuickStartTests {
-    @Test func theReadmeQuickStartWorksAsWritten() throws {
+    @Test func theReadmeQuickStartWorksAsWritten() async throws {
         let folder = NSTemporaryDirectory() + "hangar-quick-start-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: folder) }
 
         // README quick start: use
-        let store = try Store(path: folder + "/airfields.sqlite")
+        let store = try SQLiteStore(path: folder + "/airfields.sqlite")
 
         // Save, then load: every save gets a revision.
-        let revision = try store.write {
+        let revision = try await store.write {
             try $0.save(Airfield(icao: "ESSB", name: "Bromma", elevationFeet: 47), key: "ESSB")
         }
-        let bromma = try store.read { try $0.load(Airfield.self, key: "ESSB") }
+        let bromma = try await store.read { try $0.load(Airfield.self, key: "ESSB") }
         print(bromma?.value.name ?? "-", bromma?.revision ?? 0)  // Bromma 1
 
         // A version 1 document (from an older app, or a file) is migrated when it is read.
         let old: PropertyList = ["majorVersion": 1, "minorVersion": 0, "code": "ESKN", "name": "Skavsta"]
-        try store.write { try $0.save(envelope: old, key: "ESKN", in: Airfield.collection) }
-        let skavsta = try store.read { try $0.load(Airfield.self, key: "ESKN") }
+        try await store.write { try $0.save(envelope: old, key: "ESKN", in: Airfield.collection) }
+        let skavsta = try await store.read { try $0.load(Airfield.self, key: "ESKN") }
         print(skavsta?.value.icao ?? "-", skavsta?.wasMigrated ?? false)  // ESKN true
 
         // Export to a .plist file, binary or XML.
-        try store.export(key: "ESSB", in: Airfield.collection, to: folder + "/ESSB.plist", format: .xml)
+        try await store.export(key: "ESSB", in: Airfield.collection, to: folder + "/ESSB.plist", format: .xml)
         // README quick start: end of use
 
         #expect(revision == 1)

@@ -1,5 +1,6 @@
 import Foundation
 import Hangar
+import HangarSQLite
 import HangarTestSupport
 import Testing
 
@@ -43,7 +44,7 @@ func names(in directory: String) -> [String] {
 }
 
 /// The stored bytes of every document of `collection`, by key.
-func bodies(in store: Store, collection: String = "notes") throws -> [String: [UInt8]] {
+func bodies(in store: SQLiteStore, collection: String = "notes") throws -> [String: [UInt8]] {
     try store.read { transaction in
         var bodies: [String: [UInt8]] = [:]
         for key in try transaction.keys(in: collection) {
@@ -54,11 +55,11 @@ func bodies(in store: Store, collection: String = "notes") throws -> [String: [U
 }
 
 /// How many earlier revisions of `key` the store keeps.
-func historyCount(in store: Store, key: String, collection: String = "notes") throws -> Int {
+func historyCount(in store: SQLiteStore, key: String, collection: String = "notes") throws -> Int {
     try store.read { try $0.history(in: collection, key: key).count }
 }
 
 /// The note at `key`, or `nil`.
-func note(in store: Store, key: String) throws -> Note? {
+func note(in store: SQLiteStore, key: String) throws -> Note? {
     try store.read { try $0.load(Note.self, key: key)?.value }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Hangar
+import HangarSQLite
 import HangarTestSupport
 import PropertyList
 import Testing
@@ -15,13 +16,13 @@ import Testing
 /// Files Hangar creates are its owner's only (0600, folders 0700) whatever the umask, unless configured.
 @Suite(.serialized) struct FilePermissionTests {
     /// Every file and folder a store makes: the database, its -wal and -shm, backups, exports, mirrors.
-    private static func createEverything(in root: String, configuration: StoreConfiguration) throws -> [String] {
-        var configuration = configuration
-        configuration.collections["notes"] = CollectionOptions(mirrorDirectory: root + "/mirror/notes")
-        let store = try Store(path: root + "/data/store.sqlite", configuration: configuration)
-        try store.write { try $0.save(secretNote("a", size: 10), key: "a") }
-        try store.export(key: "a", in: "notes", to: root + "/a.plist")
-        try store.exportCollection("notes", to: root + "/export/notes")
+    private static func createEverything(in root: String, configuration: StoreConfiguration) async throws -> [String] {
+        let store = try SQLiteStore(
+            configuration: sqliteConfiguration(
+                root + "/data/store.sqlite", configuration, mirroring: root + "/mirror/notes"))
+        try await store.write { try $0.save(secretNote("a", size: 10), key: "a") }
+        try await store.export(key: "a", in: "notes", to: root + "/a.plist")
+        try await store.exportCollection("notes", to: root + "/export/notes")
         try store.backup(to: root + "/backup.sqlite")
         let files = [
             "data/store.sqlite", "data/store.sqlite-wal", "data/store.sqlite-shm", "a.plist",
@@ -31,25 +32,25 @@ import Testing
         return files
     }
 
-    @Test func filesAre0600AndFolders0700WhateverTheUmask() throws {
+    @Test func filesAre0600AndFolders0700WhateverTheUmask() async throws {
         let root = try temporaryDirectory()
         let previous = umask(0)
         defer { umask(previous) }
-        let files = try Self.createEverything(in: root, configuration: StoreConfiguration())
+        let files = try await Self.createEverything(in: root, configuration: StoreConfiguration())
         for file in files { #expect(permissions(of: root + "/" + file) == 0o600, "\(file)") }
         for folder in ["data", "export", "export/notes", "mirror", "mirror/notes"] {
             #expect(permissions(of: root + "/" + folder) == 0o700, "\(folder)")
         }
     }
 
-    @Test func configuredPermissionsAreUsed() throws {
+    @Test func configuredPermissionsAreUsed() async throws {
         let root = try temporaryDirectory()
         let previous = umask(0o077)
         defer { umask(previous) }
         var configuration = StoreConfiguration()
         configuration.filePermissions = 0o640
         configuration.folderPermissions = 0o750
-        let files = try Self.createEverything(in: root, configuration: configuration)
+        let files = try await Self.createEverything(in: root, configuration: configuration)
         for file in files { #expect(permissions(of: root + "/" + file) == 0o640, "\(file)") }
         for folder in ["data", "export/notes", "mirror/notes"] {
             #expect(permissions(of: root + "/" + folder) == 0o750, "\(folder)")

@@ -1,5 +1,6 @@
 import Foundation
 import Hangar
+import HangarSQLite
 import HangarTestSupport
 import PropertyList
 import Synchronization
@@ -15,7 +16,7 @@ import Testing
         let path = fileSystem.path + "/data/store.sqlite"
         var acknowledged: [String: [UInt8]] = [:]
         do {
-            let store = try Store(path: path)
+            let store = try SQLiteStore(path: path)
             for index in 0..<3 {
                 try store.write { try $0.save(secretNote("before\(index)"), key: "before\(index)") }
             }
@@ -31,7 +32,7 @@ import Testing
                     // The failed save left nothing: no document, no history, no change.
                     #expect(try bodies(in: store)[key] == nil)
                     #expect(try historyCount(in: store, key: key) == 0)
-                    #expect(try store.changes(since: 0).allSatisfy { $0.key != key })
+                    #expect(try store.read { try $0.changes(since: 0) }.allSatisfy { $0.key != key })
                     break
                 }
             }
@@ -46,7 +47,7 @@ import Testing
             #expect(try store.checkIntegrity() == ["ok"])
         }
         // Reopened: byte for byte what was acknowledged.
-        let reopened = try Store(path: path)
+        let reopened = try SQLiteStore(path: path)
         let reread = try bodies(in: reopened)
         for (key, body) in acknowledged { #expect(reread[key] == body, "\(key)") }
         #expect(reread["after"] != nil)
@@ -60,7 +61,7 @@ import Testing
         defer { fileSystem.unmount() }
         let path = fileSystem.path + "/store.sqlite"
         do {
-            let store = try Store(path: path)
+            let store = try SQLiteStore(path: path)
             try store.write { try $0.save(secretNote("kept", size: 1_000), key: "kept") }
             // A little room: some pages of the big transaction fit, not all of them.
             fileSystem.fill(leaving: 256 << 10)
@@ -73,23 +74,23 @@ import Testing
                 return true
             }
             #expect(try store.read { try $0.keys(in: "notes") } == ["kept"])
-            #expect(try store.changes(since: 0).map(\.key) == ["kept"])
+            #expect(try store.read { try $0.changes(since: 0) }.map(\.key) == ["kept"])
             // A checkpoint under a full disk fails or does nothing; it never brings the failed commit back.
             _ = try? store.checkpoint()
             #expect(try store.read { try $0.keys(in: "notes") } == ["kept"])
         }
         try FileManager.default.removeItem(atPath: fileSystem.path + "/filler")
-        let reopened = try Store(path: path)
+        let reopened = try SQLiteStore(path: path)
         #expect(try reopened.read { try $0.keys(in: "notes") } == ["kept"])
         #expect(try reopened.checkIntegrity() == ["ok"])
     }
 
     /// Export and backup onto a full disk: a typed error, the old destination untouched, no temporary file.
-    @Test func exportAndBackupLeaveTheOldDestinationAndNoTemporaryFile() throws {
+    @Test func exportAndBackupLeaveTheOldDestinationAndNoTemporaryFile() async throws {
         guard let fileSystem = SmallFileSystem.mount(megabytes: 2) else { return }
         defer { fileSystem.unmount() }
-        let store = try Store(path: try temporaryDirectory() + "/store.sqlite")
-        try store.write { transaction in
+        let store = try SQLiteStore(path: try temporaryDirectory() + "/store.sqlite")
+        try await store.write { transaction in
             for index in 0..<8 { try transaction.save(secretNote("n\(index)", size: 64 << 10), key: "n\(index)") }
         }
         let folder = fileSystem.path + "/out"
@@ -100,7 +101,7 @@ import Testing
         }
         fileSystem.fill()
 
-        #expect { try store.export(key: "n1", in: "notes", to: folder + "/one.plist") } throws: { error in
+        await #expect { try await store.export(key: "n1", in: "notes", to: folder + "/one.plist") } throws: { error in
             expectFault(error, .diskFull)
             return true
         }
@@ -108,7 +109,7 @@ import Testing
             expectFault(error, .diskFull)
             return true
         }
-        #expect { try store.exportCollection("notes", to: folder) } throws: { error in
+        await #expect { try await store.exportCollection("notes", to: folder) } throws: { error in
             expectFault(error, .diskFull)
             return true
         }
@@ -124,10 +125,9 @@ import Testing
         guard let fileSystem = SmallFileSystem.mount(megabytes: 2) else { return }
         defer { fileSystem.unmount() }
         let reported = Mutex<[HangarError]>([])
-        var configuration = StoreConfiguration()
-        configuration.collections["notes"] = CollectionOptions(mirrorDirectory: fileSystem.path + "/mirror")
-        configuration.mirrorFailureHandler = { error in reported.withLock { $0.append(error) } }
-        let store = try Store(path: try temporaryDirectory() + "/store.sqlite", configuration: configuration)
+        let store = try Backend.file.makeStore(mirroring: fileSystem.path + "/mirror") { error in
+            reported.withLock { $0.append(error) }
+        }
         let filler = fileSystem.fill()
         try store.write { try $0.save(secretNote("m"), key: "m") }
         let errors = reported.withLock { $0 }

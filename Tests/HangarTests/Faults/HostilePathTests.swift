@@ -1,5 +1,6 @@
 import Foundation
 import Hangar
+import HangarSQLite
 import HangarTestSupport
 import PropertyList
 import Testing
@@ -14,18 +15,17 @@ import Testing
         "emoji 🛩️", "\\..\\..\\windows",
     ]
 
-    @Test func exportAndMirrorStayInTheirFolderAndEveryKeyComesBack() throws {
+    @Test func exportAndMirrorStayInTheirFolderAndEveryKeyComesBack() async throws {
         let root = try temporaryDirectory()
         let outside = root + "/outside"
-        var configuration = StoreConfiguration()
-        configuration.collections["notes"] = CollectionOptions(mirrorDirectory: root + "/mirror")
-        let store = try Store(path: root + "/store.sqlite", configuration: configuration)
-        try store.write { transaction in
+        let store = try SQLiteStore(
+            configuration: sqliteConfiguration(root + "/store.sqlite", mirroring: root + "/mirror"))
+        try await store.write { transaction in
             for (index, key) in Self.hostileKeys.enumerated() {
                 try transaction.save(Note(title: "\(index)", body: key), key: key)
             }
         }
-        let paths = try store.exportCollection("notes", to: outside + "/export")
+        let paths = try await store.exportCollection("notes", to: outside + "/export")
         #expect(paths.count == Self.hostileKeys.count)
         for folder in [outside + "/export", root + "/mirror"] {
             let files = names(in: folder)
@@ -38,14 +38,14 @@ import Testing
         #expect(names(in: root).filter { !$0.hasPrefix("store.sqlite") } == ["mirror", "outside"])
         #expect(names(in: outside) == ["export"])
         // Every key back, each with its own document.
-        let copy = try Store(path: root + "/copy.sqlite")
-        let imported = try copy.importFiles(paths, into: "notes")
+        let copy = try SQLiteStore(path: root + "/copy.sqlite")
+        let imported = try await copy.importFiles(paths, into: "notes")
         #expect(Set(imported.map(\.key)) == Set(Self.hostileKeys))
         for key in Self.hostileKeys { #expect(try note(in: copy, key: key)?.body == key) }
     }
 
     @Test func emptyAndNulKeysAreRefusedBeforeAnyFile() throws {
-        let store = try Store.inMemory()
+        let store = try SQLiteStore.inMemory()
         for key in ["", "a\u{0}b"] {
             #expect {
                 try store.write { try $0.save(Note(title: "", body: ""), key: key) }
@@ -55,26 +55,26 @@ import Testing
         }
     }
 
-    @Test func importRefusesSymbolicLinksAndSymlinkedFolders() throws {
+    @Test func importRefusesSymbolicLinksAndSymlinkedFolders() async throws {
         let root = try temporaryDirectory()
-        let store = try Store(path: root + "/store.sqlite")
-        try store.write { try $0.save(Note(title: "t", body: secretMarker), key: "secret") }
+        let store = try SQLiteStore(path: root + "/store.sqlite")
+        try await store.write { try $0.save(Note(title: "t", body: secretMarker), key: "secret") }
         let outside = root + "/outside"
-        try store.exportCollection("notes", to: outside)
+        try await store.exportCollection("notes", to: outside)
         let folder = root + "/import"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(
             atPath: folder + "/link.plist", withDestinationPath: outside + "/secret.plist")
         try FileManager.default.createSymbolicLink(atPath: folder + "/linked", withDestinationPath: outside)
-        let target = try Store(path: root + "/target.sqlite")
+        let target = try SQLiteStore(path: root + "/target.sqlite")
         for path in [folder + "/link.plist", folder + "/linked/secret.plist"] {
-            #expect { try target.importFiles([path], into: "notes") } throws: { error in
+            await #expect { try await target.importFiles([path], into: "notes") } throws: { error in
                 let error = error as? HangarError
                 let description = error?.description ?? ""
                 return error?.code == .io && error?.file == path && description.contains("symbolic link")
                     && !description.contains(secretMarker)
             }
         }
-        #expect(try target.read { try $0.keys(in: "notes") }.isEmpty)
+        #expect(try await target.read { try $0.keys(in: "notes") }.isEmpty)
     }
 }

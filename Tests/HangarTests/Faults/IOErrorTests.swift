@@ -1,6 +1,7 @@
 import Foundation
 import Hangar
 import HangarFaultVFS
+import HangarSQLite
 import HangarTestSupport
 import PropertyList
 import Testing
@@ -14,11 +15,11 @@ import Testing
         #expect(hangar_fault_vfs_register() == 0)
         defer { hangar_fault_vfs_fail_after(-1) }
         let path = try temporaryDirectory() + "/store.sqlite"
-        var configuration = StoreConfiguration()
-        configuration.sqliteVFS = "hangar-fault"
+        var configuration = SQLiteStoreConfiguration(path: path)
+        configuration.vfs = "hangar-fault"
         var acknowledged: [String: [UInt8]] = [:]
         do {
-            let store = try Store(path: path, configuration: configuration)
+            let store = try SQLiteStore(configuration: configuration)
             try store.write { transaction in
                 for key in ["a", "b"] { try transaction.save(secretNote(key, size: 6_000), key: key) }
             }
@@ -39,13 +40,13 @@ import Testing
             acknowledged = try bodies(in: store)
         }
         // The fault cleared: opened afresh (by SQLite's default VFS), the store is sound and as acknowledged.
-        let reopened = try Store(path: path)
+        let reopened = try SQLiteStore(path: path)
         #expect(try reopened.checkIntegrity() == ["ok"])
         #expect(acknowledged.keys.sorted() == ["a", "b"])
         #expect(try bodies(in: reopened) == acknowledged)
         #expect(try historyCount(in: reopened, key: "a") == 1)
         #expect(try note(in: reopened, key: "a")?.title == "a")
-        #expect(try reopened.changes(since: 0).map(\.key) == ["a", "b"])
+        #expect(try reopened.read { try $0.changes(since: 0) }.map(\.key) == ["a", "b"])
         try reopened.write { try $0.save(secretNote("after", size: 10), key: "after") }
     }
 }

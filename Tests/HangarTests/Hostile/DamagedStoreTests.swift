@@ -1,10 +1,11 @@
 import Foundation
 import Hangar
+import HangarSQLite
 import HangarTestSupport
 import PropertyList
 import Testing
 
-/// Store files damaged for real: bytes overwritten in pages of every role, in the write-ahead log, files cut
+/// SQLiteStore files damaged for real: bytes overwritten in pages of every role, in the write-ahead log, files cut
 /// short, another store's log beside a file. Every operation works or throws a `HangarError`; the survey and
 /// the salvage read every document outside the damaged pages.
 @Suite struct DamagedStoreTests {
@@ -28,11 +29,23 @@ import Testing
         }
     }
 
+    /// ``typed(_:_:)`` for an async body.
+    private static func typedAsync<Result>(_ what: String, _ body: () async throws -> Result) async -> Result? {
+        do {
+            return try await body()
+        } catch is HangarError {
+            return nil
+        } catch {
+            Issue.record("\(what) threw a \(type(of: error)), not a HangarError: \(error)")
+            return nil
+        }
+    }
+
     /// Every operation on the store at `path`: open, list, get every key, history, changes, export, check.
-    static func exerciseEverything(_ path: String, exportTo folder: String) {
-        _ = typed("survey") { try Store.survey(path: path) }
-        _ = typed("integrity check") { try Store.checkIntegrity(path: path) }
-        guard let store = typed("open", { try Store(path: path) }) else { return }
+    static func exerciseEverything(_ path: String, exportTo folder: String) async {
+        _ = typed("survey") { try SQLiteStore.survey(path: path) }
+        _ = typed("integrity check") { try SQLiteStore.checkIntegrity(path: path) }
+        guard let store = typed("open", { try SQLiteStore(path: path) }) else { return }
         _ = typed("integrity check") { try store.checkIntegrity() }
         let collections = typed("collections") { try store.read { try $0.collections() } } ?? []
         for collection in collections + ["pilots"] {
@@ -46,14 +59,16 @@ import Testing
                 _ = typed("history") { try store.read { try $0.history(in: collection, key: key) } }
             }
             _ = typed("documents") { try store.read { try $0.documents(in: collection) } }
-            _ = typed("export") { try store.exportCollection(collection, to: folder + "/" + collection, format: .xml) }
+            _ = await typedAsync("export") {
+                try await store.exportCollection(collection, to: folder + "/" + collection, format: .xml)
+            }
         }
-        _ = typed("changes") { try store.changes(since: 0) }
+        _ = typed("changes") { try store.read { try $0.changes(since: 0) } }
         _ = typed("mirror failures") { try store.mirrorFailures() }
     }
 
     @Test(arguments: ["documents", "sqlite_autoindex_documents_1", "history", "index_entries"])
-    func aDamagedPageCostsOnlyItsOwnDocuments(table: String) throws {
+    func aDamagedPageCostsOnlyItsOwnDocuments(table: String) async throws {
         let folder = try Self.directory()
         let pristine = folder + "/pristine.sqlite"
         try DamagedStores.build(at: pristine)
@@ -69,13 +84,13 @@ import Testing
             try DamagedStores.damage(page: page, of: path, using: &generator)
             let context = "\(table) page \(page), seed \(Self.seed)"
 
-            let survey = try Store.survey(path: path)
+            let survey = try SQLiteStore.survey(path: path)
             let destination = folder + "/salvaged-\(round).sqlite"
-            let report = try Store.salvage(from: path, to: destination)
+            let report = try SQLiteStore.salvage(from: path, to: destination)
             #expect(report.found == survey.count, "\(context)")
             #expect(report.copied + report.lost.count == report.found, "\(context)")
-            let copy = try Store(path: destination)
-            let copied = try copy.read { transaction in
+            let copy = try SQLiteStore(path: destination)
+            let copied = try await copy.read { transaction in
                 try transaction.collections().flatMap { collection in
                     try transaction.documents(in: collection)
                 }
@@ -90,14 +105,14 @@ import Testing
             }
             // Their history too, unless it is the history that is damaged.
             if table != "history" {
-                let revisions = try copy.read { try $0.history(in: "pilots", key: DamagedStores.key(0)) }
+                let revisions = try await copy.read { try $0.history(in: "pilots", key: DamagedStores.key(0)) }
                 #expect(revisions.map(\.revision) == [1, 2, 3] || table == "documents", "\(context)")
             }
-            Self.exerciseEverything(path, exportTo: folder + "/export-\(round)")
+            await Self.exerciseEverything(path, exportTo: folder + "/export-\(round)")
         }
     }
 
-    @Test func aDamagedWriteAheadLogLosesOnlyLaterCommits() throws {
+    @Test func aDamagedWriteAheadLogLosesOnlyLaterCommits() async throws {
         let folder = try Self.directory()
         let live = folder + "/live.sqlite"
         let store = try DamagedStores.build(at: live, leavingLog: true)
@@ -114,30 +129,30 @@ import Testing
         let start = 32 + frame * (24 + size) + 24
         try DamagedStores.flip(path + "-wal", region: start..<(start + size), count: 8, &generator)
 
-        let report = try Store.salvage(from: path, to: folder + "/salvaged.sqlite")
+        let report = try SQLiteStore.salvage(from: path, to: folder + "/salvaged.sqlite")
         #expect(report.copied == DamagedStores.names.count, "the file's own pages hold every document")
-        let copy = try Store(path: folder + "/salvaged.sqlite")
-        let copied = try copy.read { try $0.documents(in: "pilots") }
+        let copy = try SQLiteStore(path: folder + "/salvaged.sqlite")
+        let copied = try await copy.read { try $0.documents(in: "pilots") }
         #expect(copied.allSatisfy(DamagedStores.isIntact))
-        Self.exerciseEverything(path, exportTo: folder + "/export")
+        await Self.exerciseEverything(path, exportTo: folder + "/export")
     }
 
     @Test(arguments: [0, 60, 4096 + 1500, -1])
-    func aFileCutShortGivesTypedErrors(length: Int) throws {
+    func aFileCutShortGivesTypedErrors(length: Int) async throws {
         let folder = try Self.directory()
         let path = folder + "/store.sqlite"
         try DamagedStores.build(at: path)
         let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
         try DamagedStores.truncate(path, to: length < 0 ? size / 2 : length)
-        let report = try Store.salvage(from: path, to: folder + "/salvaged.sqlite")
+        let report = try SQLiteStore.salvage(from: path, to: folder + "/salvaged.sqlite")
         #expect(report.copied + report.lost.count == report.found)
         if length < 0 {
             #expect(report.copied > 0, "the first half of the file still holds documents")
         }
-        Self.exerciseEverything(path, exportTo: folder + "/export")
+        await Self.exerciseEverything(path, exportTo: folder + "/export")
     }
 
-    @Test func anotherStoresWriteAheadLogBesideAFile() throws {
+    @Test func anotherStoresWriteAheadLogBesideAFile() async throws {
         let folder = try Self.directory()
         let path = folder + "/store.sqlite"
         try DamagedStores.build(at: path)
@@ -146,21 +161,21 @@ import Testing
         try? FileManager.default.removeItem(atPath: path + "-wal")
         try FileManager.default.copyItem(atPath: other + "-wal", toPath: path + "-wal")
         withExtendedLifetime(store) {}
-        let report = try Store.salvage(from: path, to: folder + "/salvaged.sqlite")
+        let report = try SQLiteStore.salvage(from: path, to: folder + "/salvaged.sqlite")
         #expect(report.copied + report.lost.count == report.found)
-        let copy = try Store(path: folder + "/salvaged.sqlite")
-        #expect(try copy.read { try $0.documents(in: "planes") }.allSatisfy(DamagedStores.isIntact))
-        Self.exerciseEverything(path, exportTo: folder + "/export")
+        let copy = try SQLiteStore(path: folder + "/salvaged.sqlite")
+        #expect(try await copy.read { try $0.documents(in: "planes") }.allSatisfy(DamagedStores.isIntact))
+        await Self.exerciseEverything(path, exportTo: folder + "/export")
     }
 
     @Test func aSoundStoreIsSalvagedWhole() throws {
         let folder = try Self.directory()
         let path = folder + "/store.sqlite"
         try DamagedStores.build(at: path)
-        let report = try Store.salvage(from: path, to: folder + "/salvaged.sqlite")
+        let report = try SQLiteStore.salvage(from: path, to: folder + "/salvaged.sqlite")
         #expect(report.found == DamagedStores.names.count && report.copied == report.found)
         #expect(report.lost.isEmpty && report.unreadable.isEmpty && report.historyRevisionsLost == 0)
-        let copy = try Store(path: folder + "/salvaged.sqlite", configuration: DamagedStores.configuration())
+        let copy = try SQLiteStore(path: folder + "/salvaged.sqlite", store: DamagedStores.configuration())
         let history = try copy.read { try $0.history(in: "planes", key: DamagedStores.key(4)) }
         #expect(history.map(\.revision) == [1, 2, 3])
         // Revisions go on growing, the index is rebuilt, and a follower of the old store starts over.
@@ -171,10 +186,10 @@ import Testing
         }
         #expect(revision == 4)
         #expect(try copy.read { try $0.keys(in: "pilots", index: "name", equalTo: "k0001 at revision 1") } == ["k0001"])
-        let tooOld = #expect(throws: HangarError.self) { try copy.changes(since: 1) }
+        let tooOld = #expect(throws: HangarError.self) { try copy.read { try $0.changes(since: 1) } }
         #expect(tooOld?.code == .changesTooOld)
         let exists = #expect(throws: HangarError.self) {
-            try Store.salvage(from: path, to: folder + "/salvaged.sqlite")
+            try SQLiteStore.salvage(from: path, to: folder + "/salvaged.sqlite")
         }
         #expect(exists?.code == .io)
     }

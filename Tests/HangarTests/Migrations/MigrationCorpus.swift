@@ -1,5 +1,6 @@
 import Foundation
 import Hangar
+import HangarSQLite
 import HangarTestSupport
 import PilotModels
 import PropertyList
@@ -89,11 +90,11 @@ enum MigrationCorpus {
     }
 
     /// A store configured as an app using the Pilots format would configure it.
-    static func makeStore(path: String? = nil) throws -> Store {
+    static func makeStore(path: String? = nil) throws -> SQLiteStore {
         var configuration = StoreConfiguration()
         configuration.registry = ClassRegistry.pilots
         configuration.collections[Pilot.collection] = CollectionOptions(format: Pilot.format)
-        if let path { return try Store(path: path, configuration: configuration) }
-        return try Store.inMemory(configuration: configuration)
+        if let path { return try SQLiteStore(path: path, store: configuration) }
+        return try SQLiteStore.inMemory(store: configuration)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Hangar
+import HangarSQLite
 import PilotModels
 import PropertyList
 import Synchronization
@@ -72,16 +73,17 @@ import Testing
     }
 
     @Test(arguments: MigrationCorpus.versions)
-    func frozenFileLoadsThroughTheStore(version: DocumentVersion) throws {
+    func frozenFileLoadsThroughTheStore(version: DocumentVersion) async throws {
         let store = try MigrationCorpus.makeStore()
-        #expect(try store.importFile(MigrationCorpus.frozenPath(version), into: Pilot.collection, key: "ada") == 1)
-        let loaded = try #require(try store.read { try $0.load(Pilot.self, key: "ada") })
+        #expect(
+            try await store.importFile(MigrationCorpus.frozenPath(version), into: Pilot.collection, key: "ada") == 1)
+        let loaded = try await #require(try store.read { try $0.load(Pilot.self, key: "ada") })
         #expect(loaded.storedVersion == version)
         #expect(loaded.wasMigrated == (version < Pilot.format.current))
         let expected = try MigrationCorpus.value(MigrationCorpus.expectationPath(version))
         #expect(try MigrationCorpus.currentEnvelope(loaded.value) == expected)
         // Reading migrates in memory only: the stored document is still the old version.
-        let stored = try #require(try store.read { try $0.document(in: Pilot.collection, key: "ada") })
+        let stored = try await #require(try store.read { try $0.document(in: Pilot.collection, key: "ada") })
         #expect(stored.version == version)
         #expect(stored.revision == 1)
     }
@@ -101,13 +103,13 @@ import Testing
         #expect((glider.aerotowLaunchCount, glider.winchLaunchCount) == (1_320, 5_870))
     }
 
-    @Test func bulkUpgradeRewritesEveryOldFrozenFileAsItsExpectation() throws {
+    @Test func bulkUpgradeRewritesEveryOldFrozenFileAsItsExpectation() async throws {
         let store = try MigrationCorpus.makeStore()
         for version in MigrationCorpus.versions {
-            try store.importFile(MigrationCorpus.frozenPath(version), into: Pilot.collection, key: "v\(version)")
+            try await store.importFile(MigrationCorpus.frozenPath(version), into: Pilot.collection, key: "v\(version)")
         }
         let progress = Mutex<[Int]>([])
-        let report = try store.upgrade(Pilot.self, batchSize: 1) { step in
+        let report = try await store.upgrade(Pilot.self, batchSize: 1) { step in
             progress.withLock { $0.append(step.upgraded) }
         }
         let old = MigrationCorpus.versions.filter { $0 < Pilot.format.current }
@@ -115,17 +117,18 @@ import Testing
         #expect(report.quarantined.isEmpty)
         #expect(progress.withLock { $0 } == Array(1...old.count))
         for version in MigrationCorpus.versions {
-            let stored = try #require(try store.read { try $0.document(in: Pilot.collection, key: "v\(version)") })
+            let stored = try await #require(
+                try store.read { try $0.document(in: Pilot.collection, key: "v\(version)") })
             #expect(stored.version == Pilot.format.current)
             #expect(try stored.envelope() == MigrationCorpus.value(MigrationCorpus.expectationPath(version)))
-            let history = try store.read { try $0.history(in: Pilot.collection, key: "v\(version)") }
+            let history = try await store.read { try $0.history(in: Pilot.collection, key: "v\(version)") }
             #expect(history.first?.version == version)
         }
     }
 
     // MARK: Today's writes are byte-stable
 
-    @Test func writingTodaysVersionGivesTheFrozenCurrentBytes() throws {
+    @Test func writingTodaysVersionGivesTheFrozenCurrentBytes() async throws {
         let current = Pilot.format.current
         let envelope = try MigrationCorpus.currentEnvelope(MigrationCorpus.canonicalPilot)
         let binary = try envelope.encoded(as: .binary)
@@ -146,11 +149,11 @@ import Testing
         // The store writes the same bytes, and exports them unchanged.
         let directory = try temporaryDirectory()
         let store = try MigrationCorpus.makeStore()
-        try store.write { try $0.save(MigrationCorpus.canonicalPilot, key: "ada") }
-        let stored = try #require(try store.read { try $0.document(in: Pilot.collection, key: "ada") })
+        try await store.write { try $0.save(MigrationCorpus.canonicalPilot, key: "ada") }
+        let stored = try await #require(try store.read { try $0.document(in: Pilot.collection, key: "ada") })
         MigrationCorpus.expectSameBytes(stored.body, frozen, "the stored body")
-        try store.export(key: "ada", in: Pilot.collection, to: directory + "/ada.plist")
-        try store.export(key: "ada", in: Pilot.collection, to: directory + "/ada.xml", format: .xml)
+        try await store.export(key: "ada", in: Pilot.collection, to: directory + "/ada.plist")
+        try await store.export(key: "ada", in: Pilot.collection, to: directory + "/ada.xml", format: .xml)
         MigrationCorpus.expectSameBytes(
             try MigrationCorpus.bytes(directory + "/ada.plist"), frozen, "the binary export")
         MigrationCorpus.expectSameBytes(
@@ -179,32 +182,32 @@ import Testing
         }
     }
 
-    @Test func aFutureMajorFileIsRefusedOnImportAndLeftUntouched() throws {
+    @Test func aFutureMajorFileIsRefusedOnImportAndLeftUntouched() async throws {
         let directory = try temporaryDirectory()
         let path = directory + "/ada.plist"
         let bytes = try Self.futureEnvelope().encoded(as: .binary)
         try MigrationCorpus.write(bytes, to: path)
         let store = try MigrationCorpus.makeStore()
-        #expect {
-            try store.importFile(path, into: Pilot.collection)
+        await #expect {
+            try await store.importFile(path, into: Pilot.collection)
         } throws: { error in
             guard case HangarError.newerMajor = error else { return false }
             return true
         }
         #expect(try MigrationCorpus.bytes(path) == bytes)
-        #expect(try store.read { try $0.count(in: Pilot.collection) } == 0)
+        #expect(try await store.read { try $0.count(in: Pilot.collection) } == 0)
     }
 
-    @Test func aFutureMajorInTheStoreIsRefusedAndLeftUntouched() throws {
+    @Test func aFutureMajorInTheStoreIsRefusedAndLeftUntouched() async throws {
         let path = try temporaryDirectory() + "/store.sqlite"
         let future = try Self.futureEnvelope()
         do {
             // A newer app wrote it: its store knows 3.0, so it has no reason to refuse.
-            let newerApp = try Store(path: path)
-            try newerApp.write { try $0.save(envelope: future, key: "ada", in: Pilot.collection) }
+            let newerApp = try SQLiteStore(path: path)
+            try await newerApp.write { try $0.save(envelope: future, key: "ada", in: Pilot.collection) }
         }
         let store = try MigrationCorpus.makeStore(path: path)
-        let before = try #require(try store.read { try $0.document(in: Pilot.collection, key: "ada") })
+        let before = try await #require(try store.read { try $0.document(in: Pilot.collection, key: "ada") })
         #expect(throws: HangarError.self) { try store.read { try $0.load(Pilot.self, key: "ada") } }
         #expect {
             try store.write { try $0.save(MigrationCorpus.canonicalPilot, key: "ada") }
@@ -212,10 +215,10 @@ import Testing
             guard case HangarError.newerMajor = error else { return false }
             return true
         }
-        let report = try store.upgrade(Pilot.self)
+        let report = try await store.upgrade(Pilot.self)
         #expect(report.newer == ["ada"])
         #expect(report.upgraded.isEmpty)
-        let after = try #require(try store.read { try $0.document(in: Pilot.collection, key: "ada") })
+        let after = try await #require(try store.read { try $0.document(in: Pilot.collection, key: "ada") })
         #expect(after == before)
         #expect(try after.envelope() == future)
     }

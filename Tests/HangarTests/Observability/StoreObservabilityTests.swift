@@ -6,6 +6,7 @@ import PropertyList
 import Testing
 
 @testable import Hangar
+@testable import HangarSQLite
 
 /// What a SQLite store logs and measures (<doc:Observability>): the operator's lines at their levels with
 /// structured metadata, the counters and timers through an injected metrics factory, and never a document's
@@ -44,18 +45,18 @@ import Testing
         }
     }
 
-    @Test func migrationQuarantineConflictAndContentionAreLoggedAndCountedWithoutContent() throws {
+    @Test func migrationQuarantineConflictAndContentionAreLoggedAndCountedWithoutContent() async throws {
         let recorder = LogRecorder()
         let metrics = TestMetrics()
-        let store = try Store(
-            path: try temporaryDirectory() + "/store.sqlite", configuration: Self.observed(recorder, metrics))
-        try store.write { transaction in
+        let store = try SQLiteStore(
+            path: try temporaryDirectory() + "/store.sqlite", store: Self.observed(recorder, metrics))
+        try await store.write { transaction in
             try transaction.save(Note(title: Self.secret, body: Self.secret, tags: [Self.secret]), key: "current")
             try transaction.save(envelope: Self.version1(title: "old"), key: "old", in: "notes")
             try transaction.save(envelope: Self.version1(title: 42), key: "bad", in: "notes")
         }
         // Migrated on read: a debug line per document and the counter.
-        #expect(try store.read { try $0.load(Note.self, key: "old") }?.wasMigrated == true)
+        #expect(try await store.read { try $0.load(Note.self, key: "old") }?.wasMigrated == true)
         let migrated = try #require(recorder.records("Document migrated").first)
         #expect(migrated.level == .debug)
         #expect(migrated.metadata["collection"] == "notes" && migrated.metadata["key"] == "old")
@@ -67,7 +68,7 @@ import Testing
         let unreadable = try #require(recorder.records("Document not readable").first)
         #expect(unreadable.level == .warning && unreadable.metadata["key"] == "bad")
         #expect(unreadable.metadata["code"] == HangarError.Code.undecodable.description)
-        let batch = try store.read { try $0.documents(Note.self) }
+        let batch = try await store.read { try $0.documents(Note.self) }
         #expect(batch.quarantined.map(\.key) == ["bad"])
         let quarantined = try #require(recorder.records("Document quarantined").first)
         #expect(quarantined.level == .warning && quarantined.metadata["collection"] == "notes")
@@ -78,8 +79,8 @@ import Testing
         #expect(throws: HangarError.self) {
             try store.write { try $0.save(Note(title: "t", body: Self.secret), key: "current", expectedRevision: 7) }
         }
-        #expect(throws: HangarError.self) {
-            try store.update(Note.self, key: "current", maximumAttempts: 2) { note in
+        await #expect(throws: HangarError.self) {
+            try await store.update(Note.self, key: "current", maximumAttempts: 2) { note in
                 note.body = Self.secret + "-changed"
                 try store.write { try $0.save(Note(title: "other", body: Self.secret), key: "current") }
             }
@@ -94,14 +95,14 @@ import Testing
         #expect(Self.total(metrics, "hangar_contention_total") == 1)
 
         // The bulk upgrade: one info line with the counts; the unreadable document quarantined, once.
-        let report = try store.upgrade(Note.self)
+        let report = try await store.upgrade(Note.self)
         #expect(report.upgraded == ["old"] && report.quarantined.map(\.key) == ["bad"])
         let upgraded = try #require(recorder.records("Collection upgraded").first)
         #expect(
             upgraded.level == .info && upgraded.metadata["upgraded"] == "1" && upgraded.metadata["quarantined"] == "1")
         #expect(recorder.records("Document quarantined").count == 2)
 
-        #expect(try store.write { try $0.delete(key: "old", in: "notes") })
+        #expect(try await store.write { try $0.delete(key: "old", in: "notes") })
         #expect(Self.total(metrics, "hangar_deletes_total") == 1)
         #expect(Self.total(metrics, "hangar_saves_total") >= 6)
         #expect(Self.total(metrics, "hangar_loads_total") >= 3)
@@ -111,7 +112,7 @@ import Testing
     @Test func transactionsAreTimedAndSlowOnesWarned() throws {
         let recorder = LogRecorder()
         let metrics = TestMetrics()
-        let store = try Store.inMemory(configuration: Self.observed(recorder, metrics, slow: .zero))
+        let store = try SQLiteStore.inMemory(store: Self.observed(recorder, metrics, slow: .zero))
         try store.write { try $0.save(Note(title: Self.secret, body: Self.secret), key: "k") }
         _ = try store.read { try $0.load(Note.self, key: "k") }
         let timers = metrics.timers(label: "hangar_transaction_duration_seconds")
@@ -124,7 +125,7 @@ import Testing
 
         // Under the default threshold (1 s), nothing is slow.
         let quiet = LogRecorder()
-        let fast = try Store.inMemory(configuration: Self.observed(quiet, TestMetrics()))
+        let fast = try SQLiteStore.inMemory(store: Self.observed(quiet, TestMetrics()))
         try fast.write { try $0.save(Note(title: "t", body: "b"), key: "k") }
         #expect(quiet.records("Slow transaction").isEmpty)
         Self.checkNoContent(recorder)
@@ -133,17 +134,17 @@ import Testing
     @Test func openingCreatingAndIndexingAreLogged() throws {
         let path = try temporaryDirectory() + "/store.sqlite"
         let first = LogRecorder()
-        try Store(path: path, configuration: Self.observed(first, TestMetrics())).write {
+        try SQLiteStore(path: path, store: Self.observed(first, TestMetrics())).write {
             try $0.save(Note(title: Self.secret, body: Self.secret), key: "k")
         }
         let created = try #require(first.records("Store created").first)
         #expect(created.level == .info && created.metadata["path"] == path)
         let opened = try #require(first.records("Store opened").first)
-        #expect(opened.level == .info && opened.metadata["schema_version"] == "\(StoreSchema.currentVersion)")
+        #expect(opened.level == .info && opened.metadata["schema_version"] == "\(SQLiteSchema.currentVersion)")
 
         let second = LogRecorder()
         let options = CollectionOptions(indexes: [.path("title")])
-        _ = try Store(path: path, configuration: Self.observed(second, TestMetrics(), options))
+        _ = try SQLiteStore(path: path, store: Self.observed(second, TestMetrics(), options))
         #expect(second.records("Store created").isEmpty)
         let indexed = try #require(second.records("Indexes built").first)
         #expect(indexed.level == .info && indexed.metadata["collection"] == "notes")
@@ -158,9 +159,10 @@ import Testing
         try Data().write(to: URL(fileURLWithPath: blocked))
         let recorder = LogRecorder()
         let reported = EventLog()
-        var configuration = Self.observed(recorder, TestMetrics(), CollectionOptions(mirrorDirectory: blocked))
-        configuration.mirrorFailureHandler = { reported.append($0.key ?? "") }
-        let store = try Store(path: folder + "/store.sqlite", configuration: configuration)
+        let store = try SQLiteStore(
+            configuration: sqliteConfiguration(
+                folder + "/store.sqlite", Self.observed(recorder, TestMetrics()), mirroring: blocked,
+                mirrorFailures: { reported.append($0.key ?? "") }))
         try store.write { try $0.save(Note(title: Self.secret, body: Self.secret), key: "k") }
         let failure = try #require(recorder.records("Mirror file not written").first)
         #expect(

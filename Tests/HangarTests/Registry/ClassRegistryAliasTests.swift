@@ -1,4 +1,5 @@
 import Hangar
+import HangarSQLite
 import PilotModels
 import PropertyList
 import Testing
@@ -60,7 +61,7 @@ final class Bushplane: Airplane, @unchecked Sendable {}
     @Test func aStoredDocumentUnderAnOldTagLoadsAndIsRewrittenUnderTheNewOne() throws {
         var configuration = StoreConfiguration()
         configuration.registry = Self.registry
-        let store = try Store.inMemory(configuration: configuration)
+        let store = try SQLiteStore.inMemory(store: configuration)
         let envelope: PropertyList = [
             "majorVersion": 2, "minorVersion": 0, "name": "X",
             "airplanes": [Self.airplane(tagged: "Taildragger")],

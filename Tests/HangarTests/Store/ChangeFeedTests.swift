@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 
 @testable import Hangar
+@testable import HangarSQLite
 
 #if canImport(Glibc)
     import Glibc
@@ -58,7 +59,7 @@ import Testing
                 throw Failure()
             }
         }
-        #expect(try store.changes(since: 0).count == 1)
+        #expect(try store.read { try $0.changes(since: 0) }.count == 1)
         // A transaction of three: contiguous, one transaction id.
         try store.write { transaction in
             try transaction.save(envelope: Self.envelope(4), key: "b", in: "notes")
@@ -70,7 +71,7 @@ import Testing
         let deletedMissing = try store.write { try $0.delete(key: "missing", in: "notes") }
         #expect(!deletedMissing)
 
-        let feed = try store.changes(since: 0)
+        let feed = try store.read { try $0.changes(since: 0) }
         #expect(
             feed.map(Self.label) == [
                 "notes/a@1:save", "notes/b@1:save", "notes/a@2:save", "notes/b@1:delete", "notes/a@3:restore",
@@ -83,10 +84,10 @@ import Testing
         #expect(feed[4].classTag == "Note")
         #expect(abs(feed[0].committedAt.timeIntervalSinceNow) < 60)
         // Reading: since, limit, by collection, in a read transaction.
-        #expect(try store.changes(since: 2, limit: 2).map(\.sequence) == [3, 4])
+        #expect(try store.read { try $0.changes(since: 2, limit: 2) }.map(\.sequence) == [3, 4])
         try store.write { try $0.save(envelope: Self.envelope(6), key: "x", in: "other") }
-        #expect(try store.changes(since: 0, in: "other").map(\.sequence) == [6])
-        #expect(try store.changes(since: 3, in: "notes").map(\.sequence) == [4, 5])
+        #expect(try store.read { try $0.changes(since: 0, in: "other") }.map(\.sequence) == [6])
+        #expect(try store.read { try $0.changes(since: 3, in: "notes") }.map(\.sequence) == [4, 5])
         let (lastSequence, afterFive) = try store.read { transaction in
             (try transaction.lastChangeSequence(), try transaction.changes(since: 5).map(\.key))
         }
@@ -131,7 +132,7 @@ import Testing
             }
         }
         let transactions = committed.withLock { $0 }
-        let feed = try store.changes(since: 0)
+        let feed = try store.read { try $0.changes(since: 0) }
         Self.checkContiguous(feed)
         // Exactly the committed changes, each once, grouped by transaction as committed.
         #expect(feed.count == transactions.reduce(0) { $0 + $1.count })
@@ -153,10 +154,10 @@ import Testing
         lines.filter { $0.hasPrefix("ack ") }.map { $0.split(separator: " ").dropFirst().map(String.init) }
     }
 
-    @Test func twoProcessesWritingOneFileFeedHoldsEachCommitOnce() throws {
+    @Test func twoProcessesWritingOneFileFeedHoldsEachCommitOnce() async throws {
         let directory = try temporaryDirectory()
         let path = directory + "/store.sqlite"
-        _ = try Store(path: path, configuration: stressConfiguration())
+        _ = try SQLiteStore(path: path, store: stressConfiguration())
         let children = try [1, 2].map { seed in
             try ChildProcess(["feed-loop", path, "\(seed)", "80"], stderrPath: directory + "/stderr-\(seed).txt")
         }
@@ -168,7 +169,7 @@ import Testing
             #expect(lines.last == "done")
             transactions += Self.acknowledged(lines)
         }
-        let feed = try Store(path: path, configuration: stressConfiguration()).changes(since: 0)
+        let feed = try await SQLiteStore(path: path, store: stressConfiguration()).changes(since: 0)
         Self.checkContiguous(feed)
         #expect(feed.count == transactions.reduce(0) { $0 + $1.count })
         let grouped = Dictionary(grouping: feed, by: \.transaction).values.map { $0.map(Self.label) }
@@ -195,8 +196,8 @@ import Testing
             #expect(ChildProcess.wasKilled(status), "\(child.standardError)")
             acknowledged += Self.acknowledged(child.completeLines())
 
-            let store = try Store(path: path, configuration: stressConfiguration())
-            let feed = try store.changes(since: 0)
+            let store = try SQLiteStore(path: path, store: stressConfiguration())
+            let feed = try store.read { try $0.changes(since: 0) }
             Self.checkContiguous(feed)
             let grouped = Set(Dictionary(grouping: feed, by: \.transaction).values.map { $0.map(Self.label) })
             // Every acknowledged transaction is there whole; at most the one per kill not yet acknowledged more.
@@ -215,7 +216,7 @@ import Testing
             }
             // The next commit continues without a gap.
             try store.write { try $0.save(envelope: Self.envelope(cycle), key: "parent", in: "parent") }
-            let next = try store.changes(since: feed.count)
+            let next = try store.read { try $0.changes(since: feed.count) }
             #expect(next.map(\.sequence) == [feed.count + 1])
             acknowledged.append(next.map(Self.label))
         }
@@ -228,13 +229,13 @@ import Testing
         let store = try Backend.file.makeStore(configuration)
         for value in 1...20 { try await store.write { try $0.save(envelope: Self.envelope(value), key: "k", in: "c") } }
         var errors: [(any Error)?] = [nil, nil, nil]
-        do { _ = try await store.changes(since: 14) } catch { errors[0] = error }
-        do { _ = try await store.changes(since: 0, in: "c") } catch { errors[1] = error }
+        do { _ = try await store.read { try $0.changes(since: 14) } } catch { errors[0] = error }
+        do { _ = try await store.read { try $0.changes(since: 0, in: "c") } } catch { errors[1] = error }
         for error in errors.prefix(2) {
             #expect((error as? HangarError)?.code == .changesTooOld)
             #expect((error as? HangarError)?.oldestRetainedSequence == 16)
         }
-        #expect(try await store.changes(since: 15).map(\.sequence) == Array(16...20))
+        #expect(try await store.read { try $0.changes(since: 15) }.map(\.sequence) == Array(16...20))
         // A follower from before the retained range fails on its first read: nothing skipped silently.
         var tooOld = store.follow(after: 3).makeAsyncIterator()
         do { _ = try await tooOld.next() } catch { errors[2] = error }
@@ -252,11 +253,11 @@ import Testing
         let store = try Backend.file.makeStore(configuration)
         try store.write { try $0.save(envelope: Self.envelope(1), key: "a", in: "c") }
         try store.write { try $0.save(envelope: Self.envelope(2), key: "b", in: "c") }
-        #expect(try store.changes(since: 0).count == 2)
+        #expect(try store.read { try $0.changes(since: 0) }.count == 2)
         usleep(700_000)
         try store.write { try $0.save(envelope: Self.envelope(3), key: "c", in: "c") }
-        #expect(try store.changes(since: 2).map(\.sequence) == [3])
-        #expect(throws: HangarError.self) { try store.changes(since: 1) }
+        #expect(try store.read { try $0.changes(since: 2) }.map(\.sequence) == [3])
+        #expect(throws: HangarError.self) { try store.read { try $0.changes(since: 1) } }
     }
 
     @Test(.timeLimit(.minutes(1))) func inProcessFollowerIsWokenAtOnceNotByPolling() async throws {
@@ -285,7 +286,7 @@ import Testing
     @Test func crossProcessFollowerSeesAChildsCommitWithinTheBoundedDelay() async throws {
         let directory = try temporaryDirectory()
         let path = directory + "/store.sqlite"
-        let store = try Store(path: path, configuration: stressConfiguration())
+        let store = try SQLiteStore(path: path, store: stressConfiguration())
         let start = try await store.read { try $0.lastChangeSequence() }
         let follower = Task {
             var iterator = store.follow(after: start, in: "feed").makeAsyncIterator()
@@ -323,17 +324,17 @@ import Testing
         let directory = try temporaryDirectory()
         let path = directory + "/store.sqlite"
         do {
-            let store = try Store(path: path)
+            let store = try SQLiteStore(path: path)
             try store.write { try $0.save(envelope: Self.envelope(1), key: "a", in: "c") }
         }
         let raw = try SQLiteConnection(path: path, mode: .readWrite, busyTimeout: 1_000)
         try raw.execute(
             "DROP TABLE changes; DROP TABLE change_counter; DROP TABLE mirror_cursors; "
                 + "\(StoreSchemaDowngrade.dropKeyIDs) PRAGMA user_version = 2")
-        let store = try Store(path: path)
-        #expect(try store.changes(since: 0).isEmpty)
+        let store = try SQLiteStore(path: path)
+        #expect(try store.read { try $0.changes(since: 0) }.isEmpty)
         try store.write { try $0.save(envelope: Self.envelope(2), key: "a", in: "c") }
-        #expect(try store.changes(since: 0).map(Self.label) == ["c/a@2:save"])
-        #expect(try raw.integer("PRAGMA user_version") == StoreSchema.currentVersion)
+        #expect(try store.read { try $0.changes(since: 0) }.map(Self.label) == ["c/a@2:save"])
+        #expect(try raw.integer("PRAGMA user_version") == SQLiteSchema.currentVersion)
     }
 }

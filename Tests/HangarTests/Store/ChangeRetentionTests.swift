@@ -4,6 +4,7 @@ import PropertyList
 import Testing
 
 @testable import Hangar
+@testable import HangarSQLite
 
 #if canImport(Glibc)
     import Glibc
@@ -16,16 +17,16 @@ import Testing
 /// Retention prunes later than it may, never earlier, and the last sequence survives a feed pruned empty
 /// (the sequence is the largest change kept, or the last one pruned): no number is ever given twice.
 @Suite struct ChangeRetentionTests {
-    static func save(_ store: Store, _ key: String) throws {
+    static func save(_ store: SQLiteStore, _ key: String) throws {
         try store.write { try $0.save(envelope: ["majorVersion": 1, "minorVersion": 0], key: key, in: "c") }
     }
 
-    static func oldestRetained(_ store: Store) -> Int? {
+    static func oldestRetained(_ store: SQLiteStore) -> Int? {
         do {
-            _ = try store.changes(since: 0)
+            _ = try store.read { try $0.changes(since: 0) }
             return 1
         } catch {
-            return error.oldestRetainedSequence
+            return (error as? HangarError)?.oldestRetainedSequence
         }
     }
 
@@ -39,10 +40,10 @@ import Testing
             }
         }
         // 2 over (1 % of 200): all kept for now; one more and the oldest 3 go.
-        #expect(try store.changes(since: 0).count == 202)
+        #expect(try store.read { try $0.changes(since: 0) }.count == 202)
         try Self.save(store, "one-more")
         #expect(Self.oldestRetained(store) == 4)
-        #expect(try store.changes(since: 3).count == 200)
+        #expect(try store.read { try $0.changes(since: 3) }.count == 200)
     }
 
     @Test func byAgeNothingYoungerThanTheLimitIsPruned() throws {
@@ -50,7 +51,7 @@ import Testing
         configuration.changeRetention = ChangeRetention(maximumCount: nil, maximumAge: 0.6)
         let store = try Backend.file.makeStore(configuration)
         // Another store on the file prunes too: its schedule is its own.
-        let other = try Store(path: store.path, configuration: configuration)
+        let other = try SQLiteStore(path: store.path, store: configuration)
         try Self.save(store, "a")
         usleep(400_000)
         try Self.save(other, "b")
@@ -59,7 +60,7 @@ import Testing
         try Self.save(store, "c")
         #expect(Self.oldestRetained(store) == 2)
         try Self.save(other, "d")
-        #expect(try store.changes(since: 1).map(\.key) == ["b", "c", "d"])
+        #expect(try store.read { try $0.changes(since: 1) }.map(\.key) == ["b", "c", "d"])
     }
 
     @Test func aFeedPrunedEmptyGoesOnFromItsLastSequence() throws {
@@ -68,17 +69,17 @@ import Testing
         let store = try Backend.file.makeStore(configuration)
         for key in ["a", "b", "c"] { try Self.save(store, key) }
         #expect(try store.read { try $0.lastChangeSequence() } == 3)
-        #expect(try store.changes(since: 3).isEmpty)
-        let reopened = try Store(path: store.path)
+        #expect(try store.read { try $0.changes(since: 3) }.isEmpty)
+        let reopened = try SQLiteStore(path: store.path)
         try Self.save(reopened, "d")
-        #expect(try reopened.changes(since: 3).map(\.sequence) == [4])
+        #expect(try reopened.read { try $0.changes(since: 3) }.map(\.sequence) == [4])
     }
 
     @Test func aStoreFromSchemaThreeWithAFeedPrunedEmptyKeepsItsLastSequence() throws {
         let directory = try temporaryDirectory()
         let path = directory + "/store.sqlite"
         do {
-            let store = try Store(path: path)
+            let store = try SQLiteStore(path: path)
             for key in ["a", "b", "c"] { try Self.save(store, key) }
         }
         // As step 3 left it: the counter row said 3, every change pruned but the first.
@@ -90,11 +91,11 @@ import Testing
             UPDATE change_counter SET last_sequence = 3, last_transaction = 3, pruned_through = 1;
             \(StoreSchemaDowngrade.dropKeyIDs) PRAGMA user_version = 3
             """)
-        let store = try Store(path: path)
+        let store = try SQLiteStore(path: path)
         #expect(try store.read { try $0.lastChangeSequence() } == 3)
         try Self.save(store, "d")
-        #expect(try store.changes(since: 3).map(\.sequence) == [4])
+        #expect(try store.read { try $0.changes(since: 3) }.map(\.sequence) == [4])
         // Its transaction id (its first sequence) is above every id step 3 gave.
-        #expect(try store.changes(since: 3).map(\.transaction) == [4])
+        #expect(try store.read { try $0.changes(since: 3) }.map(\.transaction) == [4])
     }
 }

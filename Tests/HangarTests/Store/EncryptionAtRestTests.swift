@@ -1,6 +1,7 @@
 import Foundation
 import Hangar
 import HangarEncryption
+import HangarSQLite
 import HangarTestSupport
 import Testing
 
@@ -10,11 +11,11 @@ import Testing
     private static let key: [UInt8] = (0..<32).map { UInt8($0 * 3 + 1) }
     private static let secrets = ["CASSOWARY-9182", "QUETZAL-4471", "first revision NARWHAL-3306"]
 
-    private func store(at path: String) throws -> Store {
+    private func store(at path: String) throws -> SQLiteStore {
         var configuration = StoreConfiguration()
         configuration.encryption = try AESGCMEncryption(key: Self.key)
         configuration.collections["notes"] = CollectionOptions(history: .keepAll)
-        return try Store(path: path, configuration: configuration)
+        return try SQLiteStore(path: path, store: configuration)
     }
 
     @Test func fileAndLogHoldNoPlaintext() throws {

@@ -18,12 +18,12 @@ import Testing
             ] as [(String, PropertyList)]))
 
     @Test(arguments: Backend.allCases)
-    func bothKeysSurviveSaveLoadExportAndImport(backend: Backend) throws {
+    func bothKeysSurviveSaveLoadExportAndImport(backend: Backend) async throws {
         let store = try backend.makeStore()
-        try store.write { transaction in
+        try await store.write { transaction in
             try transaction.save(envelope: Self.envelope, key: "menu", in: "notes")
         }
-        let loaded = try store.read { transaction in
+        let loaded = try await store.read { transaction in
             try #require(try transaction.document(in: "notes", key: "menu")).envelope()
         }
         #expect(loaded == Self.envelope)
@@ -32,9 +32,9 @@ import Testing
         let directory = try temporaryDirectory()
         for format in [PropertyListFormat.binary, .xml] {
             let path = "\(directory)/menu-\(format).plist"
-            try store.export(key: "menu", in: "notes", to: path, format: format)
-            try store.importFile(path, into: "imported", key: "menu-\(format)")
-            let imported = try store.read { transaction in
+            try await store.export(key: "menu", in: "notes", to: path, format: format)
+            try await store.importFile(path, into: "imported", key: "menu-\(format)")
+            let imported = try await store.read { transaction in
                 try #require(try transaction.document(in: "imported", key: "menu-\(format)")).envelope()
             }
             #expect(imported == Self.envelope, "through \(format) files")

@@ -3,10 +3,11 @@ import PropertyList
 import Testing
 
 @testable import Hangar
+@testable import HangarSQLite
 
 /// Index values compare exactly; indexes follow their definitions; unique indexes refuse duplicates.
 @Suite struct IndexTests {
-    static func valueStore(_ values: [String: PropertyList], backend: Backend = .file) throws -> Store {
+    static func valueStore(_ values: [String: PropertyList], backend: Backend = .file) throws -> SQLiteStore {
         let store = try backend.makeStore(noteConfiguration(CollectionOptions(indexes: [.path("value")])))
         try store.write { transaction in
             for (key, value) in values {
@@ -95,7 +96,7 @@ import Testing
     @Test func anIndexDeclaredLaterCoversStoredDocumentsAndAnUndeclaredOneIsDropped() throws {
         let path = try temporaryDirectory() + "/store.sqlite"
         do {
-            let store = try Store(path: path, configuration: noteConfiguration())
+            let store = try SQLiteStore(path: path, store: noteConfiguration())
             try store.write { transaction in
                 for index in 0..<3 {
                     try transaction.save(Note(title: "t\(index)", body: "", priority: index), key: "k\(index)")
@@ -109,23 +110,23 @@ import Testing
         var configuration = noteConfiguration(CollectionOptions(indexes: [.path("priority")]))
         configuration.indexProgress = { events.append("\($0.indexes) \($0.indexed)/\($0.total)") }
         do {
-            let store = try Store(path: path, configuration: configuration)
+            let store = try SQLiteStore(path: path, store: configuration)
             #expect(events.lines == ["[\"priority\"] 3/3"])
             #expect(try store.read { try $0.keys(in: "notes", index: "priority", from: 1, to: nil) } == ["k1", "k2"])
         }
         // Opening again with the same definition builds nothing.
-        _ = try Store(path: path, configuration: configuration)
+        _ = try SQLiteStore(path: path, store: configuration)
         #expect(events.lines.count == 1)
         // Redefined under the same name: rebuilt, no entry of the old definition left.
         let redefined = noteConfiguration(
             CollectionOptions(indexes: [IndexDefinition(name: "priority", version: "2") { [$0["title"] ?? ""] }]))
         do {
-            let store = try Store(path: path, configuration: redefined)
+            let store = try SQLiteStore(path: path, store: redefined)
             #expect(try store.read { try $0.keys(in: "notes", index: "priority", equalTo: 1) } == [])
             #expect(try store.read { try $0.keys(in: "notes", index: "priority", equalTo: "t1") } == ["k1"])
         }
         // Removed: its entries go with it.
-        _ = try Store(path: path, configuration: noteConfiguration())
+        _ = try SQLiteStore(path: path, store: noteConfiguration())
         let raw = try SQLiteConnection(path: path, mode: .readOnly, busyTimeout: 1000)
         #expect(try raw.integer("SELECT count(*) FROM index_entries") == 0)
         #expect(try raw.integer("SELECT count(*) FROM index_catalog") == 0)
@@ -134,15 +135,15 @@ import Testing
     @Test func aWriteByAStoreWithoutTheDefinitionDropsTheIndexUntilItIsRebuilt() throws {
         let path = try temporaryDirectory() + "/store.sqlite"
         let configuration = noteConfiguration(CollectionOptions(indexes: [.path("priority")]))
-        try Store(path: path, configuration: configuration).write {
+        try SQLiteStore(path: path, store: configuration).write {
             try $0.save(Note(title: "a", body: "", priority: 1), key: "a")
         }
         // A tool that does not know the index writes: the index would miss "b", so it is dropped whole.
         var other = StoreConfiguration()
         other.collections["notes"] = nil
-        let tool = try Store(path: path, configuration: other)
+        let tool = try SQLiteStore(path: path, store: other)
         try tool.write { try $0.save(Note(title: "b", body: "", priority: 1), key: "b") }
-        let reopened = try Store(path: path, configuration: configuration)
+        let reopened = try SQLiteStore(path: path, store: configuration)
         #expect(try reopened.read { try $0.keys(in: "notes", index: "priority", equalTo: 1) } == ["a", "b"])
         try reopened.reindex("notes")
         #expect(try reopened.read { try $0.keys(in: "notes", index: "priority", equalTo: 1) } == ["a", "b"])
@@ -173,13 +174,13 @@ import Testing
 
     @Test func aUniqueIndexOverDuplicatesFailsToBuildAndChangesNothing() throws {
         let path = try temporaryDirectory() + "/store.sqlite"
-        try Store(path: path).write { transaction in
+        try SQLiteStore(path: path).write { transaction in
             try transaction.save(Note(title: "same", body: ""), key: "a")
             try transaction.save(Note(title: "same", body: ""), key: "b")
         }
         let unique = noteConfiguration(CollectionOptions(indexes: [.path("title", unique: true)]))
         #expect {
-            try Store(path: path, configuration: unique)
+            try SQLiteStore(path: path, store: unique)
         } throws: { error in
             guard let error = error as? HangarError, error.code == .duplicate else { return false }
             return error.index == "title" && error.otherKey == "a" && error.key == "b"
@@ -190,14 +191,14 @@ import Testing
 
     @Test func aCorruptDocumentDoesNotStopAnIndexBuild() throws {
         let path = try temporaryDirectory() + "/store.sqlite"
-        try Store(path: path).write { transaction in
+        try SQLiteStore(path: path).write { transaction in
             try transaction.save(Note(title: "good", body: "", priority: 4), key: "good")
             try transaction.save(Note(title: "bad", body: "", priority: 4), key: "bad")
         }
         let raw = try SQLiteConnection(path: path, mode: .readWrite, busyTimeout: 1000)
         try raw.execute("UPDATE documents SET body = x'00010203' WHERE key = 'bad'")
-        let store = try Store(
-            path: path, configuration: noteConfiguration(CollectionOptions(indexes: [.path("priority")])))
+        let store = try SQLiteStore(
+            path: path, store: noteConfiguration(CollectionOptions(indexes: [.path("priority")])))
         #expect(try store.read { try $0.keys(in: "notes", index: "priority", equalTo: 4) } == ["good"])
         #expect(throws: HangarError.self) { try store.read { try $0.load(Note.self, key: "bad") } }
     }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Hangar
+@testable import HangarSQLite
 
 @Suite struct JournalModeTests {
     @Test func aFileSystemWithoutWriteAheadLogIsAnError() throws {
@@ -10,7 +11,7 @@ import Testing
         let connection = try SQLiteConnection(path: "file:\(path)?vfs=unix-none", mode: .readWrite, busyTimeout: 1000)
         #expect(try connection.text("PRAGMA journal_mode = WAL") != "wal")
         #expect {
-            try StoreSchema.requireWriteAheadLog(connection, path: path)
+            try SQLiteSchema.requireWriteAheadLog(connection, path: path)
         } throws: { error in
             guard case HangarError.unsupportedFileSystem = error else { return false }
             return true
@@ -19,9 +20,9 @@ import Testing
 
     @Test func aStoreOnALocalFileSystemRunsInWriteAheadLogMode() throws {
         let path = try temporaryDirectory() + "/wal.sqlite"
-        _ = try Store(path: path)
+        _ = try SQLiteStore(path: path)
         let connection = try SQLiteConnection(path: path, mode: .readOnly, busyTimeout: 1000)
         #expect(try connection.text("PRAGMA journal_mode") == "wal")
-        try StoreSchema.requireWriteAheadLog(connection, path: path)
+        try SQLiteSchema.requireWriteAheadLog(connection, path: path)
     }
 }

@@ -4,6 +4,7 @@ import PropertyList
 import Testing
 
 @testable import Hangar
+@testable import HangarSQLite
 
 #if canImport(Glibc)
     import Glibc
@@ -21,12 +22,12 @@ import Testing
         ["majorVersion": 1, "minorVersion": 0, "value": .integer(.init(value))]
     }
 
-    static func configuration(mirror: String?, retention: ChangeRetention = ChangeRetention()) -> StoreConfiguration {
+    static func configuration(_ path: String, mirror: String?, retention: ChangeRetention = ChangeRetention())
+        -> SQLiteStoreConfiguration
+    {
         var configuration = StoreConfiguration()
-        configuration.collections["notes"] = CollectionOptions(mirrorDirectory: mirror)
         configuration.changeRetention = retention
-        configuration.mirrorFailureHandler = { _ in }
-        return configuration
+        return sqliteConfiguration(path, configuration, mirroring: mirror)
     }
 
     /// The mirror folder's files (not the temporary ones), by name, with their bytes.
@@ -39,7 +40,7 @@ import Testing
     }
 
     /// What the mirror folder of `collection` should hold: one file per stored document, its body.
-    static func expectedFiles(_ store: Store, collection: String) throws -> [String: [UInt8]] {
+    static func expectedFiles(_ store: SQLiteStore, collection: String) throws -> [String: [UInt8]] {
         try store.read { transaction in
             var files: [String: [UInt8]] = [:]
             for key in try transaction.keys(in: collection) {
@@ -52,7 +53,7 @@ import Testing
     @Test(arguments: Backend.allCases) func aMirrorWhoseFolderWasARegularFileCatchesUp(backend: Backend) throws {
         let directory = try temporaryDirectory()
         let mirror = directory + "/mirror"
-        let store = try backend.makeStore(Self.configuration(mirror: mirror))
+        let store = try backend.makeStore(mirroring: mirror)
         try store.write { transaction in
             for value in 0..<4 { try transaction.save(envelope: Self.envelope(value), key: "k\(value)", in: "notes") }
         }
@@ -82,7 +83,7 @@ import Testing
     @Test func aMirrorBlockedForAWhileHasEveryFileOnceItCanWrite() throws {
         let directory = try temporaryDirectory()
         let mirror = directory + "/mirror"
-        let store = try Backend.file.makeStore(Self.configuration(mirror: mirror))
+        let store = try Backend.file.makeStore(mirroring: mirror)
         try store.write { try $0.save(envelope: Self.envelope(0), key: "before", in: "notes") }
         try store.write { try $0.save(envelope: Self.envelope(0), key: "doomed", in: "notes") }
         // Blocked: the mirror's path is a regular file. The folder's files stay where they were.
@@ -114,13 +115,13 @@ import Testing
         let path = directory + "/store.sqlite"
         let mirror = directory + "/mirror"
         do {
-            let store = try Store(path: path, configuration: Self.configuration(mirror: mirror))
+            let store = try SQLiteStore(configuration: Self.configuration(path, mirror: mirror))
             try store.write { try $0.save(envelope: Self.envelope(1), key: "a", in: "notes") }
             try store.write { try $0.save(envelope: Self.envelope(1), key: "b", in: "notes") }
         }
         // Another process commits without mirroring (as one killed between its commit and its mirror pass).
         do {
-            let other = try Store(path: path, configuration: Self.configuration(mirror: nil))
+            let other = try SQLiteStore(configuration: Self.configuration(path, mirror: nil))
             try other.write { transaction in
                 try transaction.save(envelope: Self.envelope(2), key: "a", in: "notes")
                 try transaction.delete(key: "b", in: "notes")
@@ -133,7 +134,7 @@ import Testing
             #expect(try Self.files(in: mirror).keys.sorted() == ["a.plist", "b.plist"])
         }
         // The mirroring store opens again: it catches up before the first write.
-        let store = try Store(path: path, configuration: Self.configuration(mirror: mirror))
+        let store = try SQLiteStore(configuration: Self.configuration(path, mirror: mirror))
         #expect(try store.mirrorFailures() == [])
         #expect(try Self.files(in: mirror) == Self.expectedFiles(store, collection: "notes"))
         #expect(try Self.files(in: mirror).keys.sorted() == ["a.plist", "c.plist"])
@@ -145,13 +146,13 @@ import Testing
         let mirror = directory + "/mirror"
         let retention = ChangeRetention(maximumCount: 3, maximumAge: nil)
         do {
-            let store = try Store(path: path, configuration: Self.configuration(mirror: mirror, retention: retention))
+            let store = try SQLiteStore(configuration: Self.configuration(path, mirror: mirror, retention: retention))
             for key in ["a", "b", "c"] {
                 try store.write { try $0.save(envelope: Self.envelope(1), key: key, in: "notes") }
             }
         }
         do {
-            let other = try Store(path: path, configuration: Self.configuration(mirror: nil, retention: retention))
+            let other = try SQLiteStore(configuration: Self.configuration(path, mirror: nil, retention: retention))
             try other.write { try $0.delete(key: "b", in: "notes") }
             for value in 0..<6 {
                 try other.write { try $0.save(envelope: Self.envelope(value), key: "d\(value % 2)", in: "notes") }
@@ -162,7 +163,7 @@ import Testing
             #expect(owed.first?.path == mirror)
             #expect(owed.first?.reason.contains("pruned") == true)
         }
-        let store = try Store(path: path, configuration: Self.configuration(mirror: mirror, retention: retention))
+        let store = try SQLiteStore(configuration: Self.configuration(path, mirror: mirror, retention: retention))
         #expect(try store.mirrorFailures() == [])
         // b is gone (its delete was pruned from the feed, the resync removed its file); a, c, d0, d1 are current.
         #expect(try Self.files(in: mirror) == Self.expectedFiles(store, collection: "notes"))
@@ -174,7 +175,7 @@ import Testing
         let path = directory + "/store.sqlite"
         let mirror = directory + "/mirror"
         do {
-            let store = try Store(path: path)
+            let store = try SQLiteStore(path: path)
             try store.write { try $0.save(envelope: Self.envelope(1), key: "a", in: "notes") }
         }
         let raw = try SQLiteConnection(path: path, mode: .readWrite, busyTimeout: 1_000)
@@ -184,12 +185,12 @@ import Testing
             UPDATE change_counter SET last_sequence = 1, last_transaction = 1;
             \(StoreSchemaDowngrade.dropKeyIDs) PRAGMA user_version = 3
             """)
-        let store = try Store(path: path, configuration: Self.configuration(mirror: mirror))
-        #expect(try raw.integer("PRAGMA user_version") == StoreSchema.currentVersion)
+        let store = try SQLiteStore(configuration: Self.configuration(path, mirror: mirror))
+        #expect(try raw.integer("PRAGMA user_version") == SQLiteSchema.currentVersion)
         #expect(try Self.files(in: mirror).keys.sorted() == ["a.plist"])
         try store.write { try $0.save(envelope: Self.envelope(2), key: "b", in: "notes") }
-        #expect(try store.changes(since: 0).map(\.sequence) == [1, 2])
-        #expect(try store.changes(since: 0).map(\.transaction) == [1, 2])
+        #expect(try store.read { try $0.changes(since: 0) }.map(\.sequence) == [1, 2])
+        #expect(try store.read { try $0.changes(since: 0) }.map(\.transaction) == [1, 2])
         #expect(try Self.files(in: mirror) == Self.expectedFiles(store, collection: "notes"))
     }
 
@@ -198,7 +199,7 @@ import Testing
     @Test(.timeLimit(.minutes(1))) func concurrentAsyncWritesKeepTheMirrorLevel() async throws {
         let directory = try temporaryDirectory()
         let mirror = directory + "/mirror"
-        let store = try Backend.file.makeStore(Self.configuration(mirror: mirror))
+        let store = try Backend.file.makeStore(mirroring: mirror)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<40 {
                 group.addTask {
@@ -224,9 +225,9 @@ import Testing
         let path = directory + "/store.sqlite"
         let mirror = directory + "/mirror"
         var random = SeededGenerator(seed: UInt64.random(in: 1...UInt64.max))
-        var configuration = stressConfiguration()
-        configuration.collections["feed"] = CollectionOptions(mirrorDirectory: mirror)
-        configuration.mirrorFailureHandler = { Issue.record("mirror failure: \($0)") }
+        let configuration = sqliteConfiguration(
+            path, stressConfiguration(), mirroring: mirror, collection: "feed",
+            mirrorFailures: { Issue.record("mirror failure: \($0)") })
         var acknowledged = 0
         for cycle in 0..<6 {
             let child = try ChildProcess(
@@ -239,7 +240,7 @@ import Testing
             usleep(UInt32(30_000 + random.next() % 200_000))
             #expect(ChildProcess.wasKilled(child.killAndWait()), "\(child.standardError)")
             acknowledged += child.completeLines().filter { $0.hasPrefix("ack ") }.count
-            let store = try Store(path: path, configuration: configuration)
+            let store = try SQLiteStore(configuration: configuration)
             #expect(try store.mirrorFailures() == [])
             #expect(try Self.files(in: mirror) == Self.expectedFiles(store, collection: "feed"), "after kill \(cycle)")
         }

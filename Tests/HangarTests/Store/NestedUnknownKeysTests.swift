@@ -1,4 +1,5 @@
 import Hangar
+import HangarSQLite
 import PropertyList
 import Testing
 
@@ -52,7 +53,7 @@ import Testing
     }
 
     @Test func anOlderAppKeepsNestedAdditions() throws {
-        let store = try Store.inMemory()
+        let store = try SQLiteStore.inMemory()
         // Written by a 1.3 app: each waypoint gained a "frequency", the route a "notes".
         let newer: PropertyList = [
             "majorVersion": 1, "minorVersion": 3, "notes": "via the coast",

@@ -3,6 +3,7 @@ import PropertyList
 import Testing
 
 @testable import Hangar
+@testable import HangarSQLite
 
 /// A revision is never reused for a key, whatever the history policy.
 @Suite struct RevisionTests {
@@ -13,7 +14,7 @@ import Testing
         let path = try temporaryDirectory() + "/store.sqlite"
         let configuration = noteConfiguration(CollectionOptions(history: policy))
         do {
-            let store = try Store(path: path, configuration: configuration)
+            let store = try SQLiteStore(path: path, store: configuration)
             #expect(try store.write { try $0.save(Note(title: "old", body: ""), key: "k") } == 1)
             #expect(try store.write { try $0.delete(key: "k", in: "notes") })
             #expect(try store.write { try $0.save(Note(title: "new", body: ""), key: "k") } == 2)
@@ -27,13 +28,13 @@ import Testing
             #expect(try store.write { try $0.delete(key: "k", in: "notes", expectedRevision: 2) })
         }
         // Reopened, the key still remembers its last revision.
-        let reopened = try Store(path: path, configuration: configuration)
+        let reopened = try SQLiteStore(path: path, store: configuration)
         #expect(try reopened.write { try $0.save(Note(title: "again", body: ""), key: "k") } == 3)
         #expect(try reopened.read { try $0.load(Note.self, key: "k")?.value.title } == "again")
     }
 
     @Test func restoreTakesANewRevisionAboveEveryEarlierOne() throws {
-        let store = try Store.inMemory(configuration: noteConfiguration(CollectionOptions(history: .keepLast(1))))
+        let store = try SQLiteStore.inMemory(store: noteConfiguration(CollectionOptions(history: .keepLast(1))))
         for body in ["1", "2", "3"] { try store.write { try $0.save(Note(title: "t", body: body), key: "k") } }
         // Only revision 2 is kept in history; restoring it gives revision 4, never a reused number.
         #expect(try store.read { try $0.history(in: "notes", key: "k") }.map(\.revision) == [2, 3])
@@ -47,7 +48,7 @@ import Testing
         do {
             // A store as schema version 1 left it: "gone" was deleted at revision 3 with its history kept.
             let raw = try SQLiteConnection(path: path, mode: .readWrite, busyTimeout: 1000)
-            try raw.execute(StoreSchema.steps[0])
+            try raw.execute(SQLiteSchema.steps[0])
             try raw.execute("PRAGMA user_version = 1")
             let body = try PropertyList.dictionary(["majorVersion": 2, "minorVersion": 1, "title": "x", "body": ""])
                 .encoded(as: .binary)
@@ -62,11 +63,11 @@ import Testing
                 INSERT INTO index_entries VALUES ('notes', 'title', 'x', 'live');
                 """)
         }
-        let store = try Store(path: path)
+        let store = try SQLiteStore(path: path)
         #expect(try store.write { try $0.save(Note(title: "x", body: ""), key: "live") } == 8)
         #expect(try store.write { try $0.save(Note(title: "x", body: ""), key: "gone") } == 4)
         let raw = try SQLiteConnection(path: path, mode: .readOnly, busyTimeout: 1000)
-        #expect(try raw.integer("PRAGMA user_version") == StoreSchema.currentVersion)
+        #expect(try raw.integer("PRAGMA user_version") == SQLiteSchema.currentVersion)
         // Old index entries (plain SQLite values) are dropped; the store has built no index.
         #expect(try raw.integer("SELECT count(*) FROM index_entries") == 0)
     }

@@ -1,16 +1,17 @@
 import Hangar
+import HangarSQLite
 import StoreBehaviour
 import Testing
 
 /// The behavioural suite every engine passes, on the SQLite store (a new file each time; a second instance is a
-/// second `Store` on the same file).
+/// second `SQLiteStore` on the same file).
 @Suite struct SQLiteBehaviourTests {
-    static let behaviour = StoreBehaviour<Store>(
+    static let behaviour = StoreBehaviour<SQLiteStore>(
         engine: "sqlite",
         makeStore: { configuration in
-            try Store(path: try temporaryDirectory() + "/store.sqlite", configuration: configuration)
+            try SQLiteStore(path: try temporaryDirectory() + "/store.sqlite", store: configuration)
         },
-        reopen: { store, configuration in try Store(path: store.path, configuration: configuration) })
+        reopen: { store, configuration in try SQLiteStore(path: store.path, store: configuration) })
 
     @Test(arguments: Behaviour.allCases)
     func behaves(_ behaviour: Behaviour) async throws {

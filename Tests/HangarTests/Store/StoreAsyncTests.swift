@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import Hangar
+@testable import HangarSQLite
 
 /// The async API under load: many awaiting callers must not each hold a thread while they wait.
 @Suite struct StoreAsyncTests {
@@ -91,7 +92,7 @@ import Testing
             exit(2)
         }
         let configuration = noteConfiguration()
-        let store = try Store(path: try temporaryDirectory() + "/store.sqlite", configuration: configuration)
+        let store = try SQLiteStore(path: try temporaryDirectory() + "/store.sqlite", store: configuration)
         try await store.write { transaction in
             for index in 0..<preloaded {
                 try transaction.save(
@@ -102,7 +103,7 @@ import Testing
         let holding = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
         let released = DispatchSemaphore(value: 0)
-        let holders = configuration.maximumReaders + 1
+        let holders = store.sqliteConfiguration.maximumReaders + 1
         for holder in 0..<holders {
             Thread.detachNewThread {
                 if holder == 0 {
@@ -177,7 +178,7 @@ import Testing
         private let released = DispatchSemaphore(value: 0)
         private let count: Int
 
-        init(_ store: Store, writer: Bool, count: Int = 1) {
+        init(_ store: SQLiteStore, writer: Bool, count: Int = 1) {
             self.count = count
             for _ in 0..<count {
                 Thread.detachNewThread { [self] in
@@ -223,7 +224,7 @@ import Testing
 
     @Test func aReaderCancelledWhileItWaitsGivesUpItsPlace() async throws {
         let store = try Backend.file.makeStore(noteConfiguration())
-        let holder = Holder(store, writer: false, count: StoreConfiguration().maximumReaders)
+        let holder = Holder(store, writer: false, count: store.sqliteConfiguration.maximumReaders)
         let waiting = Task { try await store.read { try $0.count(in: "notes") } }
         try await Task.sleep(for: .milliseconds(50))
         waiting.cancel()
@@ -274,7 +275,7 @@ import Testing
     }
 
     /// A blocking write whose body starts a task that writes too.
-    static func writeStartingATask(_ store: Store) throws -> Task<Bool, any Error> {
+    static func writeStartingATask(_ store: SQLiteStore) throws -> Task<Bool, any Error> {
         try store.write { transaction in
             try transaction.save(Note(title: "outer", body: ""), key: "outer")
             // The task inherits the write's task-locals, and waits for its turn instead of stopping.
@@ -288,14 +289,14 @@ import Testing
 
     @Test func aWriteInsideAnAsyncWriteStops() async {
         await #expect(processExitsWith: .failure) {
-            let store = try Store.inMemory()
+            let store = try SQLiteStore.inMemory()
             try await store.write { _ in try store.write { _ in } }
         }
     }
 
     @Test func aReadInsideAnAsyncWriteOfAnInMemoryStoreStops() async {
         await #expect(processExitsWith: .failure) {
-            let store = try Store.inMemory()
+            let store = try SQLiteStore.inMemory()
             try await store.write { _ in try store.read { _ in } }
         }
     }
@@ -303,9 +304,9 @@ import Testing
     /// Blocking and async writers on two stores of one file take turns: none ever sees another's write half done.
     @Test func blockingAndAsyncWritersOnTwoStoresExcludeEachOther() async throws {
         let path = try temporaryDirectory() + "/store.sqlite"
-        let stores = try (0..<2).map { _ in try Store(path: path, configuration: noteConfiguration()) }
+        let stores = try (0..<2).map { _ in try SQLiteStore(path: path, store: noteConfiguration()) }
         let watch = OverlapWatch()
-        let body: @Sendable (WriteTransaction, Int) throws -> Void = { transaction, index in
+        let body: @Sendable (SQLiteWriteTransaction, Int) throws -> Void = { transaction, index in
             watch.enter()
             defer { watch.leave() }
             try transaction.save(Note(title: "\(index)", body: ""), key: "k\(index)")

@@ -1,5 +1,6 @@
 import Foundation
 import Hangar
+import HangarSQLite
 import PropertyList
 import Testing
 
@@ -12,10 +13,10 @@ import Testing
     @Test(arguments: [false, true])
     func writersCommitWhileABackupCopiesAndTheCopyIsOneCommittedState(throughAnotherStore: Bool) throws {
         let directory = try temporaryDirectory()
-        let store = try Store(path: directory + "/store.sqlite", configuration: noteConfiguration())
+        let store = try SQLiteStore(path: directory + "/store.sqlite", store: noteConfiguration())
         let writing =
             throughAnotherStore
-            ? try Store(path: directory + "/store.sqlite", configuration: noteConfiguration()) : store
+            ? try SQLiteStore(path: directory + "/store.sqlite", store: noteConfiguration()) : store
         // About 20 MB: twenty steps of the backup.
         let big = String(repeating: "0123456789abcdef", count: 1_250)
         try store.write { transaction in
@@ -71,7 +72,7 @@ import Testing
 
         // The copy is sound, and is one committed state: all the big documents, and ticks 0..<k for a k the
         // writer had reached at some point during the backup.
-        let copy = try Store(path: directory + "/copy.sqlite", configuration: noteConfiguration())
+        let copy = try SQLiteStore(path: directory + "/copy.sqlite", store: noteConfiguration())
         #expect(try copy.checkIntegrity() == ["ok"])
         let keys = try copy.read { try $0.keys(in: "notes") }
         let ticks = keys.filter { $0.hasPrefix("tick") }
@@ -86,14 +87,14 @@ import Testing
 
     @Test func aBackupOfAnInMemoryStore() throws {
         let directory = try temporaryDirectory()
-        let store = try Store.inMemory(configuration: noteConfiguration())
+        let store = try SQLiteStore.inMemory(store: noteConfiguration())
         try store.write { transaction in
             for index in 0..<500 {
                 try transaction.save(Note(title: "n", body: String(repeating: "x", count: 4_000)), key: "n\(index)")
             }
         }
         try store.backup(to: directory + "/copy.sqlite")
-        let copy = try Store(path: directory + "/copy.sqlite")
+        let copy = try SQLiteStore(path: directory + "/copy.sqlite")
         #expect(try copy.checkIntegrity() == ["ok"])
         #expect(try copy.read { try $0.count(in: "notes") } == 500)
     }
@@ -104,7 +105,7 @@ import Testing
     @Test(arguments: ["", "file::memory:", "file:hangar-journal-test?mode=memory&cache=shared"])
     func aDatabaseWithoutAWriteAheadLogIsRefused(path: String) {
         #expect {
-            _ = try Store(path: path)
+            _ = try SQLiteStore(path: path)
         } throws: { error in
             guard case HangarError.unsupportedFileSystem = error else { return false }
             return "\(error)".contains("cannot use a write-ahead log")
@@ -113,7 +114,7 @@ import Testing
     }
 
     @Test func inMemoryStoresStillOpen() throws {
-        let store = try Store.inMemory()
+        let store = try SQLiteStore.inMemory()
         try store.write { try $0.save(envelope: ["majorVersion": 1, "minorVersion": 0], key: "k", in: "c") }
         #expect(try store.read { try $0.count(in: "c") } == 1)
     }

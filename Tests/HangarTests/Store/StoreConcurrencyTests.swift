@@ -1,5 +1,6 @@
 import Foundation
 import Hangar
+import HangarSQLite
 import HangarTestSupport
 import PropertyList
 import Testing
@@ -45,7 +46,7 @@ import Testing
     @Test(arguments: [1, 2])
     func writersAndReadersOnOneFile(stores storeCount: Int) async throws {
         let path = try temporaryDirectory() + "/store.sqlite"
-        let stores = try (0..<storeCount).map { _ in try Store(path: path) }
+        let stores = try (0..<storeCount).map { _ in try SQLiteStore(path: path) }
         try await stores[0].write { transaction in
             for key in Self.counterKeys { try transaction.save(envelope: Self.counter(0), key: key, in: "counters") }
             for key in Self.accountKeys {
@@ -166,7 +167,7 @@ import Testing
         }
     }
 
-    static func runWriter(_ writer: Int, store: Store, tally: Tally) {
+    static func runWriter(_ writer: Int, store: SQLiteStore, tally: Tally) {
         for index in 0..<writesPerWriter {
             do {
                 try perform(operation(writer, index), store: store, tally: tally)
@@ -176,7 +177,7 @@ import Testing
         }
     }
 
-    static func runAsyncWriter(_ writer: Int, store: Store, tally: Tally) async {
+    static func runAsyncWriter(_ writer: Int, store: SQLiteStore, tally: Tally) async {
         for index in 0..<writesPerWriter {
             do {
                 switch operation(writer, index) {
@@ -211,7 +212,7 @@ import Testing
 
     struct UncheckedOperation: @unchecked Sendable { let operation: Operation }
 
-    static func perform(_ operation: Operation, store: Store, tally: Tally) throws {
+    static func perform(_ operation: Operation, store: SQLiteStore, tally: Tally) throws {
         switch operation {
         case .optimisticIncrement(let key):
             while true {
@@ -234,7 +235,7 @@ import Testing
         }
     }
 
-    static func apply(_ operation: Operation, in transaction: WriteTransaction) throws {
+    static func apply(_ operation: Operation, in transaction: SQLiteWriteTransaction) throws {
         switch operation {
         case .optimisticIncrement: preconditionFailure("not a single-write operation")
         case .incrementInWrite(let key):
@@ -256,7 +257,7 @@ import Testing
     }
 
     /// One read transaction: every counter whole, the accounts' total unchanged.
-    static func readOnce(store: Store, tally: Tally) {
+    static func readOnce(store: SQLiteStore, tally: Tally) {
         do {
             let (problems, count) = try store.read { try check($0) }
             tally.read(documents: count, problems: problems)
@@ -265,7 +266,7 @@ import Testing
         }
     }
 
-    static func readOnceAsync(store: Store, tally: Tally) async {
+    static func readOnceAsync(store: SQLiteStore, tally: Tally) async {
         do {
             let (problems, count) = try await store.read { try check($0) }
             tally.read(documents: count, problems: problems)
@@ -274,7 +275,7 @@ import Testing
         }
     }
 
-    static func check(_ transaction: ReadTransaction) throws -> ([String], Int) {
+    static func check(_ transaction: SQLiteReadTransaction) throws -> ([String], Int) {
         var problems: [String] = []
         var count = 0
         for key in counterKeys {
@@ -376,7 +377,7 @@ final class Countdown: @unchecked Sendable {
                         await withCheckedContinuation { continuation in
                             Thread.detachNewThread {
                                 do {
-                                    let store = try Store(path: path)
+                                    let store = try SQLiteStore(path: path)
                                     try store.write {
                                         try $0.save(
                                             envelope: ["majorVersion": 1, "minorVersion": 0], key: "k\(opener)", in: "c"
@@ -395,7 +396,7 @@ final class Countdown: @unchecked Sendable {
                 return errors
             }
             #expect(errors.isEmpty, "\(errors)")
-            let store = try Store(path: path)
+            let store = try SQLiteStore(path: path)
             #expect(try await store.read { try $0.keys(in: "c") } == ["k0", "k1", "k2", "k3"])
         }
     }

@@ -3,26 +3,27 @@ import PropertyList
 import Testing
 
 @testable import Hangar
+@testable import HangarSQLite
 
 @Suite struct StoreFilesTests {
-    @Test func exportWritesBinaryOrXMLAtomically() throws {
+    @Test func exportWritesBinaryOrXMLAtomically() async throws {
         let directory = try temporaryDirectory()
-        let store = try Store(path: directory + "/store.sqlite")
-        try store.write { try $0.save(Note(title: "Export", body: "me"), key: "e") }
+        let store = try SQLiteStore(path: directory + "/store.sqlite")
+        try await store.write { try $0.save(Note(title: "Export", body: "me"), key: "e") }
         let binary = directory + "/e.plist"
-        #expect(try store.export(key: "e", in: "notes", to: binary) == 1)
+        #expect(try await store.export(key: "e", in: "notes", to: binary) == 1)
         let bytes = try AtomicFile.contents(of: binary)
         #expect(Array(bytes.prefix(8)) == Array("bplist00".utf8))
         #expect(try PropertyList(binary: bytes)["title"] == "Export")
         let xml = directory + "/e.xml"
-        try store.export(key: "e", in: "notes", to: xml, format: .xml)
+        try await store.export(key: "e", in: "notes", to: xml, format: .xml)
         #expect(
             String(decoding: try AtomicFile.contents(of: xml), as: UTF8.self).contains(
                 "<key>title</key>\n\t<string>Export</string>"))
         // Nothing but the files asked for: no temporary files are left behind.
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix(".") } == [])
-        #expect {
-            try store.export(key: "missing", in: "notes", to: directory + "/m.plist")
+        await #expect {
+            try await store.export(key: "missing", in: "notes", to: directory + "/m.plist")
         } throws: { error in
             guard case HangarError.notFound = error else { return false }
             return !FileManager.default.fileExists(atPath: directory + "/m.plist")
@@ -39,14 +40,14 @@ import Testing
     ]
 
     @Test(arguments: [PropertyListFormat.binary, .xml])
-    func exportAndImportACollectionKeepsEveryKey(format: PropertyListFormat) throws {
+    func exportAndImportACollectionKeepsEveryKey(format: PropertyListFormat) async throws {
         let directory = try temporaryDirectory()
-        let source = try Store.inMemory()
+        let source = try SQLiteStore.inMemory()
         let keys = Self.awkwardKeys
-        try source.write { transaction in
+        try await source.write { transaction in
             for (index, key) in keys.enumerated() { try transaction.save(Note(title: "\(index)", body: ""), key: key) }
         }
-        let paths = try source.exportCollection("notes", to: directory + "/export", format: format)
+        let paths = try await source.exportCollection("notes", to: directory + "/export", format: format)
         #expect(paths.count == keys.count)
         let names = try FileManager.default.contentsOfDirectory(atPath: directory + "/export")
         #expect(names.count == keys.count)
@@ -55,20 +56,20 @@ import Testing
                 !$0.hasPrefix(".") && !$0.contains("/") && $0.hasSuffix(".plist") && $0.utf8.count <= 255
             })
         let target = try Backend.file.makeStore()
-        for path in paths { try target.importFile(path, into: "notes") }
-        #expect(try target.read { try $0.keys(in: "notes") } == keys.sorted())
+        for path in paths { try await target.importFile(path, into: "notes") }
+        #expect(try await target.read { try $0.keys(in: "notes") } == keys.sorted())
         for (index, key) in keys.enumerated() {
-            let loaded = try #require(try target.read { try $0.load(Note.self, key: key) })
+            let loaded = try await #require(try target.read { try $0.load(Note.self, key: key) })
             #expect(loaded.value.title == "\(index)")
             // The key the file carried is not part of the imported document.
-            let stored = try #require(try target.read { try $0.document(in: "notes", key: key) })
+            let stored = try await #require(try target.read { try $0.document(in: "notes", key: key) })
             #expect(try stored.envelope()[StoreFileNames.keyMetadataKey] == nil)
         }
         // All at once, as one unit, too.
         let batch = try Backend.file.makeStore()
-        let results = try batch.importFiles(paths, into: "notes")
+        let results = try await batch.importFiles(paths, into: "notes")
         #expect(Set(results.map(\.key)) == Set(keys))
-        #expect(try batch.read { try $0.keys(in: "notes") } == keys.sorted())
+        #expect(try await batch.read { try $0.keys(in: "notes") } == keys.sorted())
     }
 
     @Test func aShortenedFileNameNeverSplitsAnEscape() {
@@ -85,7 +86,7 @@ import Testing
         }
     }
 
-    @Test func importingManyFilesIsAllOrNothingAndNamesTheBadFile() throws {
+    @Test func importingManyFilesIsAllOrNothingAndNamesTheBadFile() async throws {
         let directory = try temporaryDirectory()
         var paths: [String] = []
         for index in 0..<20 {
@@ -100,28 +101,30 @@ import Testing
         let bad = directory + "/bad.plist"
         try AtomicFile.save(Array("<plist><dict><key>title</key>".utf8), to: bad)
         let store = try Backend.file.makeStore()
-        #expect {
-            try store.importFiles(paths[..<10] + [bad] + paths[10...], into: "notes")
+        await #expect {
+            try await store.importFiles(paths[..<10] + [bad] + paths[10...], into: "notes")
         } throws: { error in
             guard let error = error as? HangarError, error.code == .invalidDocument else { return false }
             return error.file == bad
         }
-        #expect(try store.read { try $0.count(in: "notes") } == 0)
+        #expect(try await store.read { try $0.count(in: "notes") } == 0)
         // A file that reads but cannot be saved (a newer major than the stored one's) also rolls back all.
-        try store.write { try $0.save(envelope: ["majorVersion": 9, "minorVersion": 0], key: "n5", in: "notes") }
-        #expect {
-            try store.importFiles(paths, into: "notes")
+        try await store.write { try $0.save(envelope: ["majorVersion": 9, "minorVersion": 0], key: "n5", in: "notes") }
+        await #expect {
+            try await store.importFiles(paths, into: "notes")
         } throws: { error in
             guard let error = error as? HangarError, error.code == .newerMajor else { return false }
             return error.file == paths[5]
         }
-        #expect(try store.read { try $0.keys(in: "notes") } == ["n5"])
+        #expect(try await store.read { try $0.keys(in: "notes") } == ["n5"])
         let seen = EventLog()
-        try store.write { try $0.delete(key: "n5", in: "notes") }
-        let results = try store.importFiles(paths, into: "notes") { seen.append("\($0.phase) \($0.done)/\($0.total)") }
+        try await store.write { try $0.delete(key: "n5", in: "notes") }
+        let results = try await store.importFiles(paths, into: "notes") {
+            seen.append("\($0.phase) \($0.done)/\($0.total)")
+        }
         #expect(results.count == 20 && results[0].key == "n0")
         #expect(seen.lines == ["reading 20/20", "saving 20/20"])
-        #expect(try store.read { try $0.count(in: "notes") } == 20)
+        #expect(try await store.read { try $0.count(in: "notes") } == 20)
     }
 
     @Test(arguments: [
@@ -133,11 +136,11 @@ import Testing
         #expect(StoreFileNames.key(forFileName: fileName) == key)
     }
 
-    @Test func importValidatesBeforeWriting() throws {
+    @Test func importValidatesBeforeWriting() async throws {
         let directory = try temporaryDirectory()
         var configuration = StoreConfiguration()
         configuration.collections["notes"] = CollectionOptions(format: Note.format)
-        let store = try Store.inMemory(configuration: configuration)
+        let store = try SQLiteStore.inMemory(store: configuration)
         let cases: [(String, [UInt8], HangarError.Code)] = [
             ("garbage.plist", Array("not a plist at all {".utf8), .invalidDocument),
             ("array.plist", try PropertyList.array([1]).encoded(as: .xml), .invalidDocument),
@@ -149,21 +152,23 @@ import Testing
         ]
         for (name, bytes, kind) in cases {
             try AtomicFile.save(bytes, to: directory + "/" + name)
-            #expect(throws: HangarError.self, "\(name)") { try store.importFile(directory + "/" + name, into: "notes") }
             do {
-                try store.importFile(directory + "/" + name, into: "notes")
-            } catch {
+                try await store.importFile(directory + "/" + name, into: "notes")
+                Issue.record("\(name) was imported")
+            } catch let error as HangarError {
                 #expect(error.code == kind, "\(name): \(error)")
             }
         }
-        #expect(try store.read { try $0.count(in: "notes") } == 0)
-        #expect(throws: HangarError.self) { try store.importFile(directory + "/absent.plist", into: "notes") }
+        #expect(try await store.read { try $0.count(in: "notes") } == 0)
+        await #expect(throws: HangarError.self) {
+            try await store.importFile(directory + "/absent.plist", into: "notes")
+        }
     }
 
     @Test func mirrorFollowsSavesAndDeletes() throws {
         let directory = try temporaryDirectory()
         let mirror = directory + "/mirror"
-        let store = try Store.inMemory(configuration: noteConfiguration(CollectionOptions(mirrorDirectory: mirror)))
+        let store = try Backend.memory.makeStore(noteConfiguration(), mirroring: mirror)
         try store.write { try $0.save(Note(title: "M", body: "1"), key: "m/1") }
         let path = mirror + "/m%2F1.plist"
         #expect(try PropertyList(binary: AtomicFile.contents(of: path))["body"] == "1")
@@ -182,8 +187,8 @@ import Testing
 
     @Test func twoStoresOnOneFileSeeEachOther() throws {
         let path = try temporaryDirectory() + "/shared.sqlite"
-        let first = try Store(path: path)
-        let second = try Store(path: path)
+        let first = try SQLiteStore(path: path)
+        let second = try SQLiteStore(path: path)
         try first.write { try $0.save(Note(title: "1", body: ""), key: "k") }
         #expect(try second.read { try $0.load(Note.self, key: "k")?.revision } == 1)
         try second.write { try $0.save(Note(title: "2", body: ""), key: "k", expectedRevision: 1) }
@@ -196,7 +201,7 @@ import Testing
     @Test func aStoreFromANewerHangarIsRefusedUnchanged() throws {
         let path = try temporaryDirectory() + "/newer.sqlite"
         do {
-            let store = try Store(path: path)
+            let store = try SQLiteStore(path: path)
             try store.write { try $0.save(Note(title: "x", body: ""), key: "k") }
             try store.checkpoint()
         }
@@ -205,30 +210,30 @@ import Testing
         try raw.execute("PRAGMA user_version = 99")
         let before = try AtomicFile.contents(of: path)
         #expect {
-            try Store(path: path)
+            try SQLiteStore(path: path)
         } throws: { error in
             guard case HangarError.newerSchema = error else { return false }
             return "\(error)".contains(
-                "has store schema version 99; this Hangar reads up to \(StoreSchema.currentVersion)")
+                "has store schema version 99; this Hangar reads up to \(SQLiteSchema.currentVersion)")
         }
         #expect(try AtomicFile.contents(of: path) == before)
     }
 
     @Test func integrityCheckAndBackup() throws {
         let directory = try temporaryDirectory()
-        let store = try Store(path: directory + "/live.sqlite")
+        let store = try SQLiteStore(path: directory + "/live.sqlite")
         try store.write { transaction in
             for index in 0..<50 { try transaction.save(Note(title: "\(index)", body: ""), key: "k\(index)") }
         }
         #expect(try store.checkIntegrity() == ["ok"])
         try store.backup(to: directory + "/copy.sqlite")
-        let copy = try Store(path: directory + "/copy.sqlite")
+        let copy = try SQLiteStore(path: directory + "/copy.sqlite")
         #expect(try copy.read { try $0.count(in: "notes") } == 50)
         #expect(try copy.checkIntegrity() == ["ok"])
     }
 
     @Test func defaultLocationFollowsThePlatform() {
-        let path = Store.defaultPath(application: "HangarTests")
+        let path = SQLiteStore.defaultPath(application: "HangarTests")
         #expect(path.hasSuffix("/HangarTests/store.sqlite"))
         #if os(Linux)
             let environment = ProcessInfo.processInfo.environment
@@ -249,9 +254,9 @@ import Testing
         try AtomicFile.save(Array("not a folder".utf8), to: directory + "/blocker")
         let mirror = directory + "/blocker/mirror"
         let reported = EventLog()
-        var configuration = noteConfiguration(CollectionOptions(mirrorDirectory: mirror))
-        configuration.mirrorFailureHandler = { reported.append("\($0.code) \($0.key ?? "") \($0.file ?? "")") }
-        let store = try backend.makeStore(configuration)
+        let store = try backend.makeStore(noteConfiguration(), mirroring: mirror) {
+            reported.append("\($0.code) \($0.key ?? "") \($0.file ?? "")")
+        }
         // The save commits and returns its revision: a caller never retries a write that landed.
         #expect(try store.write { try $0.save(Note(title: "a", body: "1"), key: "a") } == 1)
         #expect(try store.write { try $0.save(Note(title: "gone", body: ""), key: "gone") } == 1)
@@ -278,8 +283,9 @@ import Testing
         let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
             let directory = try temporaryDirectory()
             try AtomicFile.save(Array("not a folder".utf8), to: directory + "/blocker")
-            let store = try Store.inMemory(
-                configuration: noteConfiguration(CollectionOptions(mirrorDirectory: directory + "/blocker/m")))
+            var configuration = SQLiteStoreConfiguration(path: ":memory:", store: noteConfiguration())
+            configuration.mirrors["notes"] = directory + "/blocker/m"
+            let store = try SQLiteStore(configuration: configuration)
             try store.write { try $0.save(Note(title: "a", body: ""), key: "a") }
         }
         let text = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)

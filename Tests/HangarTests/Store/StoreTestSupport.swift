@@ -3,6 +3,8 @@ import Hangar
 import PropertyList
 import Testing
 
+@testable import HangarSQLite
+
 /// A small versioned document for store tests. v1 stored `text`; v2 calls it `body`. v2.1 added `tags`.
 struct Note: VersionedDocument, Equatable, Sendable {
     static let collection = "notes"
@@ -53,12 +55,34 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
     var testDescription: String { rawValue }
 
-    func makeStore(_ configuration: StoreConfiguration = StoreConfiguration()) throws -> Store {
-        switch self {
-        case .memory: try Store.inMemory(configuration: configuration)
-        case .file: try Store(path: try temporaryDirectory() + "/store.sqlite", configuration: configuration)
-        }
+    /// A store on this backend with `configuration`, its `collection` mirrored to `mirror` when given.
+    func makeStore(
+        _ configuration: StoreConfiguration = StoreConfiguration(), mirroring mirror: String? = nil,
+        collection: String = "notes", mirrorFailures: @escaping @Sendable (HangarError) -> Void = { _ in }
+    ) throws -> SQLiteStore {
+        let path =
+            switch self {
+            case .memory: ":memory:"
+            case .file: try temporaryDirectory() + "/store.sqlite"
+            }
+        return try SQLiteStore(
+            configuration: sqliteConfiguration(
+                path, configuration, mirroring: mirror, collection: collection, mirrorFailures: mirrorFailures))
     }
+}
+
+/// The SQLite configuration of the store at `path` carrying `store`, its `collection` mirrored to `mirror` (with
+/// failures told to `mirrorFailures`) when given.
+func sqliteConfiguration(
+    _ path: String, _ store: StoreConfiguration = StoreConfiguration(), mirroring mirror: String?,
+    collection: String = "notes", mirrorFailures: @escaping @Sendable (HangarError) -> Void = { _ in }
+) -> SQLiteStoreConfiguration {
+    var configuration = SQLiteStoreConfiguration(path: path, store: store)
+    if let mirror {
+        configuration.mirrors[collection] = mirror
+        configuration.mirrorFailureHandler = mirrorFailures
+    }
+    return configuration
 }
 
 func temporaryDirectory() throws -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import HangarSQLite
 import PropertyList
 import Testing
 
@@ -83,7 +84,7 @@ import Testing
 
     @Test(arguments: [(HistoryPolicy.keepLast(2), [3, 4, 5]), (.keepNone, [5])])
     func historyRetention(policy: HistoryPolicy, expected: [Int]) throws {
-        let store = try Store.inMemory(configuration: noteConfiguration(CollectionOptions(history: policy)))
+        let store = try SQLiteStore.inMemory(store: noteConfiguration(CollectionOptions(history: policy)))
         for index in 1...5 { try store.write { try $0.save(Note(title: "A", body: "\(index)"), key: "a") } }
         #expect(try store.read { try $0.history(in: "notes", key: "a") }.map(\.revision) == expected)
     }
@@ -138,12 +139,12 @@ import Testing
     }
 
     @Test(arguments: Backend.allCases)
-    func oldDocumentsMigrateInMemoryAndBulkUpgrade(backend: Backend) throws {
+    func oldDocumentsMigrateInMemoryAndBulkUpgrade(backend: Backend) async throws {
         let events = EventLog()
         var configuration = StoreConfiguration()
         configuration.migrationObserver = { events.append($0.description) }
         let store = try backend.makeStore(configuration)
-        try store.write { transaction in
+        try await store.write { transaction in
             for index in 0..<5 {
                 try transaction.save(
                     envelope: ["majorVersion": 1, "minorVersion": 0, "title": .string("t\(index)"), "text": "old"],
@@ -154,26 +155,26 @@ import Testing
             try transaction.save(envelope: ["majorVersion": 9, "minorVersion": 0], key: "future", in: "notes")
             try transaction.save(Note(title: "new", body: "current"), key: "current")
         }
-        let loaded = try #require(try store.read { try $0.load(Note.self, key: "k0") })
+        let loaded = try await #require(try store.read { try $0.load(Note.self, key: "k0") })
         #expect(loaded.value == Note(title: "t0", body: "old"))
         #expect(loaded.wasMigrated && loaded.storedVersion == DocumentVersion(major: 1, minor: 0))
         #expect(events.lines == ["migrated notes/k0 from 1.0 to 2.0: rename text to body"])
-        #expect(
+        await #expect(
             try store.read { try $0.document(in: "notes", key: "k0")?.version } == DocumentVersion(major: 1, minor: 0))
 
         var seen: [Int] = []
-        let report = try store.upgrade(Note.self, batchSize: 2) { seen.append($0.upgraded) }
+        let report = try await store.upgrade(Note.self, batchSize: 2) { seen.append($0.upgraded) }
         #expect(report.upgraded == ["k0", "k1", "k2", "k3", "k4"])
         #expect(report.newer == ["future"])
         #expect(report.quarantined.map(\.key) == ["broken"])
         // Six stale documents in key order ("broken" first), two per batch.
         #expect(seen == [1, 3, 5])
-        #expect(
+        await #expect(
             try store.read { try $0.document(in: "notes", key: "k3")?.version } == DocumentVersion(major: 2, minor: 1))
-        #expect(
+        await #expect(
             try store.read { try $0.document(in: "notes", key: "broken")?.version }
                 == DocumentVersion(major: 1, minor: 0))
-        let batch = try store.read { try $0.documents(Note.self) }
+        let batch = try await store.read { try $0.documents(Note.self) }
         #expect(batch.loaded.map(\.key) == ["current", "k0", "k1", "k2", "k3", "k4"])
         #expect(batch.quarantined.map(\.key) == ["broken", "future"])
     }
@@ -215,7 +216,7 @@ import Testing
     }
 
     @Test func invalidEnvelopesAndNamesAreRefused() throws {
-        let store = try Store.inMemory()
+        let store = try SQLiteStore.inMemory()
         #expect {
             try store.write { try $0.save(envelope: ["title": "no version"], key: "x", in: "notes") }
         } throws: { error in
@@ -257,14 +258,14 @@ private final class LockedLines: @unchecked Sendable {
 @Suite struct StoreMisuseTests {
     @Test func readInsideWriteOfAnInMemoryStoreStopsInsteadOfDeadlocking() async {
         await #expect(processExitsWith: .failure) {
-            let store = try Store.inMemory()
+            let store = try SQLiteStore.inMemory()
             try store.write { _ in try store.read { _ in } }
         }
     }
 
     @Test func writeInsideWriteStops() async {
         await #expect(processExitsWith: .failure) {
-            let store = try Store.inMemory()
+            let store = try SQLiteStore.inMemory()
             try store.write { _ in try store.write { _ in } }
         }
     }

@@ -1,44 +1,49 @@
 import Foundation
+import HangarSQLite
 import PropertyList
 import Testing
 
 @testable import Hangar
 
 @Suite struct UpdateTests {
-    @Test func everyIncrementOfEightContendingWritersLandsOnce() throws {
+    @Test func everyIncrementOfEightContendingWritersLandsOnce() async throws {
         let path = try temporaryDirectory() + "/store.sqlite"
         // Two stores on one file, four writers each: contention inside a store and between stores.
-        let stores = [try Store(path: path), try Store(path: path)]
-        try stores[0].write { try $0.save(Note(title: "counter", body: ""), key: "hot") }
+        let stores = [try SQLiteStore(path: path), try SQLiteStore(path: path)]
+        try await stores[0].write { try $0.save(Note(title: "counter", body: ""), key: "hot") }
         let writers = 8
         let increments = 25
         let calls = EventLog()
         let failures = EventLog()
-        DispatchQueue.concurrentPerform(iterations: writers) { writer in
-            for _ in 0..<increments {
-                do {
-                    try stores[writer % 2].update(Note.self, key: "hot") { note in
-                        calls.append("")
-                        note.priority += 1
+        await withTaskGroup(of: Void.self) { group in
+            for writer in 0..<writers {
+                group.addTask {
+                    for _ in 0..<increments {
+                        do {
+                            try await stores[writer % 2].update(Note.self, key: "hot") { note in
+                                calls.append("")
+                                note.priority += 1
+                            }
+                        } catch {
+                            failures.append("\(error)")
+                        }
                     }
-                } catch {
-                    failures.append("\(error)")
                 }
             }
         }
         #expect(failures.lines == [])
-        let loaded = try #require(try stores[1].read { try $0.load(Note.self, key: "hot") })
+        let loaded = try await #require(try stores[1].read { try $0.load(Note.self, key: "hot") })
         #expect(loaded.value.priority == writers * increments)
         #expect(loaded.revision == writers * increments + 1)
         #expect(calls.lines.count >= writers * increments)
     }
 
-    @Test func aConflictOnEveryAttemptIsContentionAndSavesNothing() throws {
+    @Test func aConflictOnEveryAttemptIsContentionAndSavesNothing() async throws {
         let store = try Backend.file.makeStore()
-        try store.write { try $0.save(Note(title: "t", body: ""), key: "k") }
+        try await store.write { try $0.save(Note(title: "t", body: ""), key: "k") }
         var calls = 0
-        #expect {
-            try store.update(Note.self, key: "k", maximumAttempts: 3) { note in
+        await #expect {
+            try await store.update(Note.self, key: "k", maximumAttempts: 3) { note in
                 calls += 1
                 note.body = "from update"
                 // Someone else saves between this load and its save, every time.
@@ -49,14 +54,14 @@ import Testing
             return (error as? HangarError)?.key == "k"
         }
         #expect(calls == 3)
-        #expect(try store.read { try $0.load(Note.self, key: "k")?.value.body } == "other 3")
-        #expect {
-            try store.update(Note.self, key: "missing") { _ in }
+        #expect(try await store.read { try $0.load(Note.self, key: "k")?.value.body } == "other 3")
+        await #expect {
+            try await store.update(Note.self, key: "missing") { _ in }
         } throws: { error in
             guard case HangarError.notFound = error else { return false }
             return true
         }
-        #expect(try store.update(Note.self, key: "k") { $0.body = "updated" } == 5)
-        #expect(try store.read { try $0.load(Note.self, key: "k")?.value.body } == "updated")
+        #expect(try await store.update(Note.self, key: "k") { $0.body = "updated" } == 5)
+        #expect(try await store.read { try $0.load(Note.self, key: "k")?.value.body } == "updated")
     }
 }

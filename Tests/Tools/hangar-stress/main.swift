@@ -35,6 +35,7 @@
 
 import Foundation
 import Hangar
+import HangarSQLite
 import HangarTestSupport
 import PropertyList
 
@@ -86,7 +87,7 @@ struct Target: Hashable {
     let key: String
 }
 
-func saveLoop(path: String, runID: String, seed: UInt64, synchronous: StoreConfiguration.Synchronous) {
+func saveLoop(path: String, runID: String, seed: UInt64, synchronous: SQLiteStoreConfiguration.Synchronous) {
     let store = openStore(path, synchronous: synchronous)
     let targets =
         (0..<12).map { Target(collection: "ledger", key: "k\($0)") }
@@ -145,9 +146,9 @@ func saveLoop(path: String, runID: String, seed: UInt64, synchronous: StoreConfi
 }
 
 /// The stress store at `path`, or the process ends with the reason.
-func openStore(_ path: String, synchronous: StoreConfiguration.Synchronous) -> Store {
+func openStore(_ path: String, synchronous: SQLiteStoreConfiguration.Synchronous) -> SQLiteStore {
     do {
-        return try Store(path: path, configuration: stressConfiguration(synchronous: synchronous))
+        return try SQLiteStore(configuration: stressSQLiteConfiguration(path: path, synchronous: synchronous))
     } catch {
         fail("cannot open \(path): \(error)")
     }
@@ -155,7 +156,7 @@ func openStore(_ path: String, synchronous: StoreConfiguration.Synchronous) -> S
 
 // MARK: export-loop
 
-func exportLoop(path: String, file: String, runID: String, seed: UInt64) {
+func exportLoop(path: String, file: String, runID: String, seed: UInt64) async {
     let store = openStore(path, synchronous: .full)
     var generator = SeededGenerator(seed: seed)
     emit("ready")
@@ -165,17 +166,18 @@ func exportLoop(path: String, file: String, runID: String, seed: UInt64) {
         // Sizes from empty to 256 KiB: a torn file is always detectable, and a large one takes a while to write.
         let size = Int.random(in: 0...(1 << 18), using: &generator)
         let payload = randomBytes(size, using: &generator)
+        let run = "\(runID)-\(sequence)"
         do {
-            let revision = try store.write { transaction in
+            let revision = try await store.write { transaction in
                 let current = try transaction.document(in: "exports", key: "doc")?.revision ?? 0
                 let envelope: PropertyList = .dictionary([
-                    "majorVersion": 1, "minorVersion": 0, "run": .string("\(runID)-\(sequence)"),
+                    "majorVersion": 1, "minorVersion": 0, "run": .string(run),
                     "revision": .integer(.init(current + 1)), "size": .integer(.init(size)),
                     "payload": .data(payload),
                 ])
                 return try transaction.save(envelope: envelope, key: "doc", in: "exports", expectedRevision: current)
             }
-            let exported = try store.export(key: "doc", in: "exports", to: file)
+            let exported = try await store.export(key: "doc", in: "exports", to: file)
             guard exported == revision else { fail("exported revision \(exported), saved \(revision)") }
             emit("exported \(revision) \(size)")
         } catch {
@@ -189,12 +191,12 @@ func exportLoop(path: String, file: String, runID: String, seed: UInt64) {
 struct RolledBack: Error {}
 
 func feedLoop(path: String, seed: UInt64, count: Int, mirror: String? = nil) {
-    var configuration = stressConfiguration(synchronous: .full)
-    configuration.collections["feed"] = CollectionOptions(mirrorDirectory: mirror)
+    var configuration = stressSQLiteConfiguration(path: path, synchronous: .full)
+    configuration.mirrors["feed"] = mirror
     configuration.mirrorFailureHandler = { fail("mirror failed: \($0)") }
-    let store: Store
+    let store: SQLiteStore
     do {
-        store = try Store(path: path, configuration: configuration)
+        store = try SQLiteStore(configuration: configuration)
     } catch {
         fail("cannot open \(path): \(error)")
     }
@@ -271,12 +273,12 @@ case "feed-loop" where arguments.count == 6 && arguments[2] == "--url":
     await postgresFeedLoop(url: arguments[3], seed: seed, count: count)
 case "save-loop" where arguments.count == 6:
     guard let seed = UInt64(arguments[4]),
-        let synchronous = StoreConfiguration.Synchronous(rawValue: arguments[5].uppercased())
+        let synchronous = SQLiteStoreConfiguration.Synchronous(rawValue: arguments[5].uppercased())
     else { fail("bad arguments \(arguments)") }
     saveLoop(path: arguments[2], runID: arguments[3], seed: seed, synchronous: synchronous)
 case "export-loop" where arguments.count == 6:
     guard let seed = UInt64(arguments[5]) else { fail("bad seed \(arguments[5])") }
-    exportLoop(path: arguments[2], file: arguments[3], runID: arguments[4], seed: seed)
+    await exportLoop(path: arguments[2], file: arguments[3], runID: arguments[4], seed: seed)
 case "feed-loop" where arguments.count == 5:
     guard let seed = UInt64(arguments[3]), let count = Int(arguments[4]) else { fail("bad arguments \(arguments)") }
     feedLoop(path: arguments[2], seed: seed, count: count)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Hangar
 import HangarPostgres
+import HangarSQLite
 import Hummingbird
 import Logging
 import Metrics
@@ -18,7 +19,7 @@ struct PilotsServerCommand: AsyncParsableCommand {
         abstract: "The Pilots store over HTTP: documents with revisions as ETags, and a live change stream.",
         discussion: """
             Serves the store `swift run pilots` uses (by default \
-            \(Store.defaultPath(application: "HangarPilots"))), or --db PATH, or a PostgreSQL database with \
+            \(SQLiteStore.defaultPath(application: "HangarPilots"))), or --db PATH, or a PostgreSQL database with \
             --url postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE. Prints `listening on http://HOST:PORT` once it \
             accepts connections; SIGTERM or SIGINT finish the requests in flight, end the change streams and close \
             the store.
@@ -68,7 +69,7 @@ struct PilotsServerCommand: AsyncParsableCommand {
                 configuration.logger = logger
                 let store = try await PostgresStore(configuration: configuration)
                 options.engine = "postgresql"
-                options.schemaVersion = Int(PostgresStoreSQL(schema: configuration.schema).currentVersion)
+                options.schemaVersion = PostgresStore.schemaVersion
                 do {
                     try await serve(store, options: options, logger: logger)
                 } catch {
@@ -79,10 +80,10 @@ struct PilotsServerCommand: AsyncParsableCommand {
             } else {
                 var configuration = StoreConfiguration.pilotsServer()
                 configuration.logger = logger
-                let store = try Store(
-                    path: db ?? Store.defaultPath(application: "HangarPilots"), configuration: configuration)
+                let store = try SQLiteStore(
+                    path: db ?? SQLiteStore.defaultPath(application: "HangarPilots"), store: configuration)
                 options.engine = "sqlite"
-                options.schemaVersion = Int(StoreSchema.currentVersion)
+                options.schemaVersion = SQLiteStore.schemaVersion
                 try await serve(store, options: options, logger: logger)
             }
         } catch {

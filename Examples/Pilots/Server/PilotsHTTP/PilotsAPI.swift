@@ -1,4 +1,5 @@
 public import Hangar
+import HangarSQLite
 public import Hummingbird
 import PilotModels
 import PropertyList
@@ -28,16 +29,16 @@ public struct PilotsAPIOptions: Sendable {
 
 /// The Pilots store over HTTP: documents with revisions as ETags, content negotiation, the change stream, health
 /// and metrics, on any engine's ``DocumentStore``. See the routes in ``addRoutes(to:)``.
-public struct PilotsAPI<Store: DocumentStore>: Sendable {
+public struct PilotsAPI<SQLiteStore: DocumentStore>: Sendable {
     /// The store every route reads and writes.
-    public let store: Store
+    public let store: SQLiteStore
     /// The deployment's settings.
     public let options: PilotsAPIOptions
     let bodies: PilotBodies
     let collection = Pilot.collection
 
     /// The API over `store`, which must have been opened with ``Hangar/StoreConfiguration/pilotsServer()`` (or one like it).
-    public init(store: Store, options: PilotsAPIOptions = PilotsAPIOptions()) {
+    public init(store: SQLiteStore, options: PilotsAPIOptions = PilotsAPIOptions()) {
         self.store = store
         self.options = options
         self.bodies = PilotBodies(configuration: store.configuration, jsonConvention: options.jsonConvention)

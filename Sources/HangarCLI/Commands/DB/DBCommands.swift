@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Hangar
+import HangarSQLite
 import PropertyList
 
 /// `hangar db ls (--db PATH | --url URL) [COLLECTION]`

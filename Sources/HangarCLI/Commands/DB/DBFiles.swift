@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Hangar
+import HangarSQLite
 
 /// `hangar db export (--db PATH | --url URL) COLLECTION DIR [--format binary1|xml1]`
 struct DBExport: AsyncParsableCommand {

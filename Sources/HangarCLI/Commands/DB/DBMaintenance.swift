@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Hangar
+import HangarSQLite
 
 /// `hangar db check (--db PATH | --url URL)`
 struct DBCheck: AsyncParsableCommand {
@@ -44,13 +45,13 @@ struct DBCheck: AsyncParsableCommand {
     static func sqliteProblems(path: String) throws(FileFailure) -> [String] {
         var lines: [String]
         do throws(HangarError) {
-            lines = integrityProblems(try Store.checkIntegrity(path: path, limit: 1_000))
+            lines = integrityProblems(try SQLiteStore.checkIntegrity(path: path, limit: 1_000))
         } catch {
             guard error.code == .corrupt else { throw FileFailure(path: path, reason: error.description) }
             lines = ["damaged: SQLite's integrity check stopped: \(error.reason)"]
         }
         do throws(HangarError) {
-            let survey = try Store.survey(path: path)
+            let survey = try SQLiteStore.survey(path: path)
             lines += survey.unreadable.map { "damaged: \($0)" }
             for document in survey.documents {
                 guard let problem = document.problem else { continue }
@@ -64,7 +65,7 @@ struct DBCheck: AsyncParsableCommand {
         do {
             var readOnly = StoreConfiguration()
             readOnly.access = .readOnly
-            for mirror in try Store(path: path, configuration: readOnly).mirrorFailures() {
+            for mirror in try SQLiteStore(path: path, store: readOnly).mirrorFailures() {
                 lines.append(
                     "mirror not updated: \(mirror.path) (\(mirror.collection)/\(mirror.key)): \(mirror.reason)")
             }
@@ -135,14 +136,15 @@ struct DBSalvage: AsyncParsableCommand {
         if let path = store.db {
             guard FileManager.default.fileExists(atPath: path) else { throw store.notFound("No such store") }
             do throws(HangarError) {
-                report = try Store.salvage(from: path, to: destination, configuration: configuration)
+                report = try SQLiteStore.salvage(from: path, to: destination, configuration: configuration)
             } catch {
                 throw FileFailure(path: error.code == .io ? destination : path, reason: error.description)
             }
         } else {
             let destination = destination
             try await withStore(store) { opened in
-                report = try await Store.salvage(from: opened.store, to: destination, configuration: configuration)
+                report = try await SQLiteStore.salvage(
+                    from: opened.store, to: destination, configuration: configuration)
             }
         }
         print(Self.lines(report).map(oneLine).joined(separator: "\n"))

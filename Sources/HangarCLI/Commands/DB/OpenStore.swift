@@ -2,14 +2,15 @@ import Foundation
 import Hangar
 import HangarEncryption
 import HangarPostgres
+import HangarSQLite
 
-/// A store a `db` command opened: the engine-neutral store every verb works on, and the SQLite ``Store``
+/// A store a `db` command opened: the engine-neutral store every verb works on, and the SQLite ``SQLiteStore``
 /// when it is one, for what only SQLite does (its integrity check, mirror files, backups).
 struct OpenedStore: Sendable {
     /// The store, on whichever engine.
     let store: any DocumentStore
     /// The same store when it is a SQLite file; `nil` on another engine.
-    let sqlite: Store?
+    let sqlite: SQLiteStore?
     /// The same store when it is a PostgreSQL database's, closed after the command; `nil` on another engine.
     var postgres: PostgresStore?
     /// How error lines name the store: its path, or its URL without the password.
@@ -76,18 +77,18 @@ func openStore(_ option: StoreOption, creating: Bool, readOnly: Bool = false, ol
 
 /// The SQLite store at `path`, read-only when `readOnly` unless its schema needs an upgrade.
 private func openSQLiteStore(at path: String, readOnly: Bool, encryption: (any DocumentEncryption)?)
-    throws(HangarError) -> Store
+    throws(HangarError) -> SQLiteStore
 {
     var configuration = StoreConfiguration()
     configuration.encryption = encryption
-    guard readOnly else { return try Store(path: path, configuration: configuration) }
+    guard readOnly else { return try SQLiteStore(path: path, store: configuration) }
     var readOnlyConfiguration = configuration
     readOnlyConfiguration.access = .readOnly
     do {
-        return try Store(path: path, configuration: readOnlyConfiguration)
+        return try SQLiteStore(path: path, store: readOnlyConfiguration)
     } catch HangarError.readOnly {
         // An older schema: opening it for writing upgrades it (and says so if the file cannot be written).
-        return try Store(path: path, configuration: configuration)
+        return try SQLiteStore(path: path, store: configuration)
     }
 }
 

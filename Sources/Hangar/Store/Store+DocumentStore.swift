@@ -1,7 +1,0 @@
-/// The SQLite store is a ``DocumentStore``: code written against the protocol runs on it unchanged, its
-/// transactions' synchronous reads and writes standing for the protocol's async ones.
-extension Store: DocumentStore {}
-
-extension ReadTransaction: DocumentReader {}
-
-extension WriteTransaction: DocumentWriter {}

@@ -1,0 +1,319 @@
+import Dispatch
+import Foundation
+import Hangar
+import Synchronization
+
+/// Lends a few resources (the writer's turn on a file, the reader connections) to one borrower at a time, in the
+/// order they asked: to threads, which block until their turn, and to async callers, which never block a thread.
+///
+/// An async caller leaves a callback in the queue; whoever gives a resource back hands it straight to the first
+/// waiter, calling that callback (which only enqueues work on a connection's serial queue) or waking that thread.
+/// So a thousand awaiting callers hold a thousand small queue entries, and no thread at all.
+final class Lender<Resource: Sendable>: Sendable {
+    /// One async borrower's place: created before it asks, so a cancellation that comes first is not lost.
+    final class Ticket: @unchecked Sendable {
+        // Guarded by the lender's mutex.
+        fileprivate var stage = Stage.fresh
+        fileprivate enum Stage {
+            case fresh
+            case queued(@Sendable (Resource?) -> Void)
+            case cancelled
+            case served
+        }
+    }
+
+    /// A blocked thread's place: the resource is set before the semaphore is signalled.
+    private final class ThreadWaiter: @unchecked Sendable {
+        let semaphore = DispatchSemaphore(value: 0)
+        var resource: Resource?
+    }
+
+    private enum Waiter {
+        case thread(ThreadWaiter)
+        case task(Ticket)
+    }
+
+    private struct State {
+        var available: [Resource]
+        var waiters: [Waiter] = []
+        /// `waiters[head...]` are waiting: taking the first is O(1), the array is compacted now and then.
+        var head = 0
+
+        mutating func takeFirstWaiter() -> Waiter? {
+            guard head < waiters.count else { return nil }
+            let waiter = waiters[head]
+            head += 1
+            if head == waiters.count {
+                waiters.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head >= 64 && head * 2 >= waiters.count {
+                waiters.removeFirst(head)
+                head = 0
+            }
+            return waiter
+        }
+    }
+
+    private let state: Mutex<State>
+
+    init(_ resources: [Resource]) {
+        state = Mutex(State(available: resources))
+    }
+
+    /// How many borrowers are waiting (for tests).
+    var waiting: Int {
+        state.withLock { state in
+            state.waiters[state.head...].count { waiter in
+                guard case .task(let ticket) = waiter, case .cancelled = ticket.stage else { return true }
+                return false
+            }
+        }
+    }
+
+    // MARK: Threads
+
+    /// Blocks this thread until a resource is free, and returns it. Give it back with ``giveBack(_:)``.
+    func borrow() -> Resource {
+        if let free = state.withLock({ $0.available.popLast() }) { return free }
+        let waiter = ThreadWaiter()
+        let free = state.withLock { state -> Resource? in
+            if let resource = state.available.popLast() { return resource }
+            state.waiters.append(.thread(waiter))
+            return nil
+        }
+        if let free { return free }
+        while true {
+            waiter.semaphore.wait()
+            if let resource = waiter.resource { return resource }
+        }
+    }
+
+    /// Returns `resource`, handing it to the first waiter if there is one.
+    func giveBack(_ resource: Resource) {
+        let next = state.withLock { state -> Handoff? in
+            while let waiter = state.takeFirstWaiter() {
+                switch waiter {
+                case .thread(let waiter):
+                    return .thread(waiter)
+                case .task(let ticket):
+                    // A cancelled ticket stays in the array until it comes first, and is skipped then.
+                    guard case .queued(let callback) = ticket.stage else { continue }
+                    ticket.stage = .served
+                    return .task(callback)
+                }
+            }
+            state.available.append(resource)
+            return nil
+        }
+        switch next {
+        case nil:
+            break
+        case .thread(let waiter):
+            waiter.resource = resource
+            waiter.semaphore.signal()
+        case .task(let callback):
+            callback(resource)
+        }
+    }
+
+    private enum Handoff {
+        case thread(ThreadWaiter)
+        case task(@Sendable (Resource?) -> Void)
+    }
+
+    // MARK: Async callers
+
+    /// Calls `granted` with a resource as soon as one is free: at once on this thread, or later on the thread
+    /// that gives one back. `granted` must not block; it is called with nil when the ticket was cancelled
+    /// before its turn came.
+    func borrow(_ ticket: Ticket, granted: @escaping @Sendable (Resource?) -> Void) {
+        let free = state.withLock { state -> Resource?? in
+            if case .cancelled = ticket.stage { return .some(nil) }
+            if let resource = state.available.popLast() {
+                ticket.stage = .served
+                return resource
+            }
+            ticket.stage = .queued(granted)
+            state.waiters.append(.task(ticket))
+            return nil
+        }
+        if let free { granted(free) }
+    }
+
+    /// Takes `ticket` out of the queue, calling its callback with nil, if its turn has not come; once it has
+    /// come, does nothing.
+    func cancel(_ ticket: Ticket) {
+        let callback = state.withLock { state -> (@Sendable (Resource?) -> Void)? in
+            switch ticket.stage {
+            case .fresh:
+                ticket.stage = .cancelled
+                return nil
+            case .queued(let callback):
+                ticket.stage = .cancelled
+                // Left in the array, where `giveBack` skips it: no search.
+                return callback
+            case .cancelled, .served:
+                return nil
+            }
+        }
+        callback?(nil)
+    }
+
+    /// Waits for a resource without blocking a thread, then calls `work` with it (on the thread that gave it,
+    /// which `work` must not hold: it should enqueue its work on a queue) and a continuation `work` resumes.
+    ///
+    /// A task cancelled while it waits gives up its place and throws `CancellationError`; once its turn has
+    /// come, `work` runs whatever happens to the task.
+    func borrow<Result: Sendable>(
+        then work: @escaping @Sendable (Resource, CheckedContinuation<Result, any Error>) -> Void
+    ) async throws -> Result {
+        let ticket = Ticket()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                borrow(ticket) { resource in
+                    guard let resource else { return continuation.resume(throwing: CancellationError()) }
+                    work(resource, continuation)
+                }
+            }
+        } onCancel: {
+            cancel(ticket)
+        }
+    }
+}
+
+/// The store's writer: one connection, with the writer lock of its file and a serial queue where async writes run.
+final class SerializedConnection: @unchecked Sendable {
+    private let lock: Lender<WriteTurn>
+    private let connection: SQLiteConnection
+    /// Where async callers' transactions run, one at a time, once the lock is theirs.
+    private let executor: QueueExecutor
+
+    /// `lock` is shared by the writers of every store of this process open on the same file (``WriterLocks``).
+    init(_ connection: SQLiteConnection, lock: Lender<WriteTurn> = WriterLocks.privateLock(), label: String) {
+        self.connection = connection
+        self.lock = lock
+        executor = QueueExecutor(label: "Hangar.writer " + label)
+    }
+
+    /// Identifies the lock: equal for the writers of all stores of this process on one file.
+    var lockID: ObjectIdentifier { ObjectIdentifier(lock) }
+
+    /// Runs `body` with the connection on this thread, blocking it until the lock is free.
+    func withConnection<Result, Failure: Error>(_ body: (SQLiteConnection) throws(Failure) -> Result) throws(Failure)
+        -> Result
+    {
+        let turn = lock.borrow()
+        defer { lock.giveBack(turn) }
+        return try body(connection)
+    }
+
+    /// Runs `body` with the connection once the lock is this caller's turn, on the writer's queue (off the
+    /// cooperative pool: SQLite blocks); no thread waits for the lock meanwhile.
+    func withLeasedConnection<Result>(_ body: (SQLiteConnection) async throws -> Result) async throws -> Result {
+        let turn = try await lock.borrow { turn, continuation in continuation.resume(returning: turn) }
+        defer { lock.giveBack(turn) }
+        return try await withTaskExecutorPreference(executor) { try await body(connection) }
+    }
+}
+
+/// A turn at writing a file.
+struct WriteTurn: Sendable {}
+
+/// One writer lock per database file in this process, shared by every store open on it.
+///
+/// Two stores of one process on one file would otherwise meet only at SQLite's file lock, whose busy handler
+/// polls with sleeps growing to 100 ms: a store whose writers queue on their own lock takes the file lock
+/// back at once after each commit, and the other store's writer can starve until its busy timeout fails it
+/// with "database is locked" (seen in the concurrency stress test under load). Waiting on one lock instead,
+/// the writers take turns, in the order they came. Processes still meet only at SQLite's lock.
+enum WriterLocks {
+    private struct FileID: Hashable {
+        let device: UInt64
+        let inode: UInt64
+    }
+
+    private static let locks = Mutex<[FileID: Lender<WriteTurn>]>([:])
+
+    /// The lock for the file at `path` (which exists: the store has opened it); a private lock if it cannot
+    /// be identified.
+    static func lock(for path: String) -> Lender<WriteTurn> {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return privateLock() }
+        let id = FileID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+        return locks.withLock { locks in
+            if let lock = locks[id] { return lock }
+            let lock = privateLock()
+            locks[id] = lock
+            return lock
+        }
+    }
+
+    /// A lock of its own (in-memory stores).
+    static func privateLock() -> Lender<WriteTurn> { Lender([WriteTurn()]) }
+}
+
+/// Read-only connections, opened as needed up to a maximum, each lent to one reader at a time, in the order
+/// readers came. Under WAL each reader sees the last commit as of its transaction's start and never blocks the
+/// writer.
+final class ReaderPool: Sendable {
+    /// A connection (opened on first use) and the queue where async readers' transactions on it run.
+    final class Slot: @unchecked Sendable {
+        // Touched only by the borrower the pool lent the slot to.
+        private var connection: SQLiteConnection?
+        let executor: QueueExecutor
+
+        init(index: Int) {
+            executor = QueueExecutor(label: "Hangar.reader \(index)")
+        }
+
+        func connection(opening open: () throws(SQLiteError) -> SQLiteConnection) throws(SQLiteError)
+            -> SQLiteConnection
+        {
+            if let connection { return connection }
+            let opened = try open()
+            connection = opened
+            return opened
+        }
+    }
+
+    private let slots: Lender<Slot>
+    private let open: @Sendable () throws(SQLiteError) -> SQLiteConnection
+
+    init(maximum: Int, open: @escaping @Sendable () throws(SQLiteError) -> SQLiteConnection) {
+        // Reversed: the pool lends the last given back first, so connections already open are reused first.
+        slots = Lender((0..<max(1, maximum)).reversed().map(Slot.init(index:)))
+        self.open = open
+    }
+
+    /// Runs `body` on this thread with a connection, blocking it until one is free.
+    func withConnection<Result>(_ body: (SQLiteConnection) throws -> Result) throws -> Result {
+        let slot = slots.borrow()
+        defer { slots.giveBack(slot) }
+        return try body(try slot.connection(opening: open))
+    }
+
+    /// Runs `body` with a connection, on its queue, once one is free; no thread waits meanwhile.
+    func withLeasedConnection<Result>(_ body: (SQLiteConnection) async throws -> Result) async throws -> Result {
+        let slot = try await slots.borrow { slot, continuation in continuation.resume(returning: slot) }
+        defer { slots.giveBack(slot) }
+        return try await withTaskExecutorPreference(slot.executor) {
+            try await body(try slot.connection(opening: open))
+        }
+    }
+}
+
+/// Runs the jobs of the tasks that prefer it (`withTaskExecutorPreference`) on one serial queue: a
+/// transaction's body, and whatever nonisolated code it awaits, runs there, one connection's work on one
+/// thread at a time and never on the cooperative pool, which SQLite's blocking calls would starve.
+final class QueueExecutor: TaskExecutor {
+    private let queue: DispatchQueue
+
+    init(label: String) {
+        queue = DispatchQueue(label: label)
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { [self] in job.runSynchronously(on: asUnownedTaskExecutor()) }
+    }
+}

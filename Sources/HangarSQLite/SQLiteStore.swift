@@ -1,0 +1,489 @@
+import Foundation
+import Hangar
+import Logging
+import Synchronization
+
+/// A versioned document store in one SQLite file (or in memory).
+///
+/// Documents are addressed by collection and key; each is saved as its envelope encoded as a binary property
+/// list, with its revision, version, class tag and timestamps. Every `write` is one transaction, all or
+/// nothing; reads run in parallel with the writer and with each other.
+///
+/// ```swift
+/// let store = try SQLiteStore(path: SQLiteStore.defaultPath(application: "Pilots"), store: configuration)
+/// let revision = try store.write { try $0.save(amelia, key: "amelia") }
+/// let loaded = try store.read { try $0.load(Pilot.self, key: "amelia") }
+/// ```
+///
+/// Open one `SQLiteStore` per file in a process and share it: it is `Sendable`. Two stores (or processes) on the
+/// same file also work; their writes are serialized by SQLite's lock, waiting up to the busy timeout.
+public final class SQLiteStore: Sendable {
+    /// The file, or `":memory:"`.
+    public let path: String
+    /// The store configuration (registry, collections, retention) it was opened with.
+    public let configuration: StoreConfiguration
+    /// The SQLite configuration it was opened with.
+    public let sqliteConfiguration: SQLiteStoreConfiguration
+    /// Where the store logs and what it measures with (``StoreConfiguration/observability``).
+    let instruments: StoreInstruments
+    private let writer: SerializedConnection
+    private let readers: ReaderPool?
+    /// Wakes this store's followers (``follow(after:in:)``) when a write commits changes.
+    let changeSignal = ChangeSignal()
+    /// When this store's commits next look for changes old enough to prune (``ChangeRetention/maximumAge``).
+    let changePruning = ChangePruningSchedule()
+    /// Whether ``close()`` was called: every transaction then fails.
+    private let closed = Atomic<Bool>(false)
+
+    /// Opens the store at `configuration`'s path, creating it (and its folder) when needed, and brings its schema
+    /// up to date. A store written by a newer Hangar is refused and left unchanged. With
+    /// ``StoreConfiguration/access`` `.readOnly`, the store must exist and be up to date: nothing is created or
+    /// changed.
+    ///
+    /// A store that cannot be written (a read-only file or file system) is refused with
+    /// ``HangarError/readOnly`` unless opened `.readOnly`.
+    public init(configuration sqlite: SQLiteStoreConfiguration) throws(HangarError) {
+        let path = sqlite.path
+        self.path = path
+        let instruments = StoreInstruments(engine: "sqlite", observability: sqlite.store.observability)
+        var configured = sqlite.store
+        configured.instruments = instruments
+        self.instruments = instruments
+        self.configuration = configured
+        self.sqliteConfiguration = sqlite
+        let configuration = sqlite
+        let inMemory = path == ":memory:"
+        let readOnly = configuration.access == .readOnly
+        // An empty path (SQLite's private temporary database) and a `file:` URI name no file of ours to prepare.
+        let plainFile = !inMemory && !path.isEmpty && !path.hasPrefix("file:")
+        if plainFile && !readOnly { try Self.prepareFile(at: path, configuration: configuration.store) }
+        let location = readOnly && plainFile ? try Self.readOnlyLocation(of: path) : path
+        let connection = try Self.openConnection(path: path, location: location, configuration: configuration)
+        if readOnly {
+            try SQLiteSchema.requireCurrent(connection, path: path)
+        } else if let upgradedFrom = try SQLiteSchema.migrate(connection, path: path) {
+            // Version 0 is a new file: its tables were just created.
+            instruments.logger.log(
+                level: upgradedFrom == 0 ? .info : .notice,
+                upgradedFrom == 0 ? "Store created" : "Store schema upgraded",
+                metadata: [
+                    "path": .string(path), "from_version": .stringConvertible(upgradedFrom),
+                    "schema_version": .stringConvertible(SQLiteSchema.currentVersion),
+                ])
+        }
+        writer = SerializedConnection(
+            connection, lock: inMemory ? WriterLocks.privateLock() : WriterLocks.lock(for: path), label: path)
+        if inMemory {
+            readers = nil
+        } else {
+            readers = ReaderPool(maximum: configuration.maximumReaders) { @Sendable () throws(SQLiteError) in
+                let reader = try SQLiteConnection(
+                    path: location, mode: .readOnly, busyTimeout: configuration.busyTimeoutMilliseconds,
+                    vfs: configuration.vfs)
+                try reader.execute("PRAGMA query_only = ON")
+                return reader
+            }
+        }
+        instruments.logger.info(
+            "Store opened",
+            metadata: [
+                "path": .string(path), "schema_version": .stringConvertible(SQLiteSchema.currentVersion),
+                "access": .string(readOnly ? "read-only" : "read-write"),
+            ])
+        guard !readOnly else { return }
+        try reconcileIndexes()
+        writeMirrors(mirrorsBehind)
+    }
+
+    deinit {
+        instruments.logger.debug("Store released", metadata: ["path": .string(path)])
+    }
+
+    /// The version of the store schema (the tables) this Hangar writes: a store file of a newer one is refused.
+    public static var schemaVersion: Int { Int(SQLiteSchema.currentVersion) }
+
+    /// Opens the store at `path` (see ``init(configuration:)``) with the SQLite settings' defaults.
+    public convenience init(path: String, store: StoreConfiguration = StoreConfiguration()) throws(HangarError) {
+        try self.init(configuration: SQLiteStoreConfiguration(path: path, store: store))
+    }
+
+    /// A private store in memory, gone when released (for tests and caches).
+    public static func inMemory(store: StoreConfiguration = StoreConfiguration()) throws(HangarError) -> SQLiteStore {
+        try SQLiteStore(path: ":memory:", store: store)
+    }
+
+    /// Opens the connection that writes (or, read-only, the first reader) at `location` (`path`, or its
+    /// immutable URI on a read-only file system).
+    private static func openConnection(path: String, location: String, configuration: SQLiteStoreConfiguration)
+        throws(HangarError) -> SQLiteConnection
+    {
+        let readOnly = configuration.access == .readOnly
+        let connection: SQLiteConnection
+        do {
+            connection = try SQLiteConnection(
+                path: location, mode: readOnly ? .readOnly : .readWrite,
+                busyTimeout: configuration.busyTimeoutMilliseconds, vfs: configuration.vfs)
+            if !readOnly && connection.isReadOnly {
+                throw HangarError(
+                    .readOnly,
+                    "Cannot open the store at \(path) for writing: the file or its file system is read-only")
+            }
+            if path != ":memory:" && !readOnly {
+                // WAL: readers never block the writer. The journal is truncated back to 64 MiB after
+                // checkpoints, so it cannot grow without bound.
+                _ = try connection.retryingWhileBusy { () throws(SQLiteError) in
+                    try connection.text("PRAGMA journal_mode = WAL")
+                }
+                try connection.execute("PRAGMA journal_size_limit = 67108864")
+            }
+            try connection.execute("PRAGMA synchronous = \(configuration.synchronous.rawValue)")
+            try connection.execute("PRAGMA foreign_keys = ON")
+            if readOnly { try connection.execute("PRAGMA query_only = ON") }
+        } catch let error as HangarError {
+            throw error
+        } catch let error as SQLiteError {
+            throw HangarError(
+                HangarError.Code(sqliteResult: error.code, systemErrno: error.systemErrno),
+                "Cannot open the store at \(path): \(error.message)", resultCode: error.code)
+        } catch {
+            throw HangarError(.database, "Cannot open the store at \(path): \(error)")
+        }
+        if path != ":memory:" && !readOnly { try SQLiteSchema.requireWriteAheadLog(connection, path: path) }
+        return connection
+    }
+
+    // MARK: Transactions
+
+    /// Runs `body` in a read transaction: it sees one consistent state of the store, the last commit as of
+    /// its start, and never blocks writers.
+    public func read<Result>(_ body: (SQLiteReadTransaction) throws -> Result) throws -> Result {
+        try requireOpen()
+        guard let readers else {
+            // An in-memory store reads on its writer connection, which a write on this thread already holds.
+            precondition(
+                !Self.isWriting(self),
+                "Hangar: store.read inside store.write of the same in-memory store; read through the write transaction")
+            return try writer.withConnection { connection in
+                try Self.run(SQLiteReadTransaction(connection: connection, store: self), on: connection, body)
+            }
+        }
+        return try readers.withConnection { connection in
+            try Self.run(SQLiteReadTransaction(connection: connection, store: self), on: connection, body)
+        }
+    }
+
+    /// Runs `body` in a write transaction: everything it saves and deletes is committed together when it
+    /// returns, and nothing is when it throws. A write that committed returns normally: mirror files that
+    /// cannot be written are retried later and reported another way (``mirrorFailures()``). Writes are serialized; a `write` inside another on the same
+    /// store is a programmer error.
+    @discardableResult
+    public func write<Result>(_ body: (SQLiteWriteTransaction) throws -> Result) throws -> Result {
+        // Keyed by the writer lock: a write inside a write of another store on the same file would wait forever.
+        precondition(
+            !Self.isWriting(self), "Hangar: store.write called inside a write transaction of the same store (or file)")
+        try requireOpen()
+        try requireWritable()
+        let (result, mirrors) = try writer.withConnection { connection in try perform(body, on: connection) }
+        writeMirrors(mirrors)
+        return result
+    }
+
+    /// The transaction of a `write`, on the writer's connection, which is this caller's.
+    private func perform<Result>(_ body: (SQLiteWriteTransaction) throws -> Result, on connection: SQLiteConnection)
+        throws
+        -> (Result, [PendingMirror])
+    {
+        let start = ContinuousClock.now
+        defer { instruments.finished(.write, since: start) }
+        return try Self.$writingStores.withValue(Self.writingStores.union([writer.lockID])) {
+            let transaction = SQLiteWriteTransaction(connection: connection, store: self)
+            defer { transaction.invalidate() }
+            do throws(TransactionFailure<any Error>) {
+                let result = try connection.transaction(immediate: true) {
+                    let result = try body(transaction)
+                    try transaction.finishChanges()
+                    return result
+                }
+                return (result, committed(transaction, on: connection))
+            } catch {
+                throw error.unwrapped
+            }
+        }
+    }
+
+    /// ``read(_:)`` for async code, without holding a thread while it waits.
+    ///
+    /// The caller waits, in the order callers came, for a free reader connection (for an in-memory store, for
+    /// the writer's) without holding a thread; `body` then runs on that connection's serial queue, off the
+    /// cooperative pool: however many tasks await, the store uses one thread a connection at most. A task
+    /// cancelled while it waits gives up its place and throws `CancellationError`; once `body` has started it
+    /// runs to the end.
+    public func read<Result: Sendable>(_ body: @Sendable (SQLiteReadTransaction) throws -> Result) async throws
+        -> Result
+    {
+        try await readLeasing { try body($0) }
+    }
+
+    /// The async read for a body that may `await` (the ``DocumentStore`` form): the connection is the
+    /// task's until `body` returns, and nonisolated code it awaits runs on the connection's queue too.
+    public func read<Result: Sendable>(_ body: (SQLiteReadTransaction) async throws -> Result) async throws
+        -> Result
+    {
+        try await readLeasing(body)
+    }
+
+    private func readLeasing<Result>(_ body: (SQLiteReadTransaction) async throws -> Result) async throws -> Result {
+        try requireOpen()
+        guard let readers else {
+            precondition(
+                !Self.isWritingInThisTask(self),
+                "Hangar: store.read inside store.write of the same in-memory store; read through the write transaction")
+            return try await writer.withLeasedConnection { connection in
+                try await Self.run(SQLiteReadTransaction(connection: connection, store: self), on: connection, body)
+            }
+        }
+        return try await readers.withLeasedConnection { connection in
+            try await Self.run(SQLiteReadTransaction(connection: connection, store: self), on: connection, body)
+        }
+    }
+
+    /// ``write(_:)`` for async code, without holding a thread while it waits.
+    ///
+    /// The caller waits for the file's writer lock in the order writers came (blocking writers included)
+    /// without holding a thread; `body` then runs on the writer's serial queue. A task cancelled while it
+    /// waits gives up its place and throws `CancellationError`, having written nothing; once `body` has
+    /// started, the write is committed or rolled back as if the task had not been cancelled. SQLite's busy
+    /// timeout, when another process holds the file's lock, is waited out on that queue.
+    @discardableResult
+    public func write<Result: Sendable>(_ body: @Sendable (SQLiteWriteTransaction) throws -> Result) async throws
+        -> Result
+    {
+        try await writeLeasing { try body($0) }
+    }
+
+    /// The async write for a body that may `await` (the ``DocumentStore`` form): the writer's lock is the
+    /// task's until `body` returns, so keep what it awaits short.
+    @discardableResult
+    public func write<Result: Sendable>(_ body: (SQLiteWriteTransaction) async throws -> Result) async throws
+        -> Result
+    {
+        try await writeLeasing(body)
+    }
+
+    private func writeLeasing<Result>(_ body: (SQLiteWriteTransaction) async throws -> Result) async throws -> Result {
+        precondition(
+            !Self.isWritingInThisTask(self),
+            "Hangar: store.write called inside a write transaction of the same store (or file)")
+        try requireOpen()
+        try requireWritable()
+        let (result, mirrors) = try await writer.withLeasedConnection { connection in
+            try await performAsync(body, on: connection)
+        }
+        await writeMirrors(mirrors)
+        return result
+    }
+
+    /// The transaction of an async `write`, on the writer's connection, leased to this task.
+    private func performAsync<Result>(
+        _ body: (SQLiteWriteTransaction) async throws -> Result, on connection: SQLiteConnection
+    ) async throws -> (Result, [PendingMirror]) {
+        let start = ContinuousClock.now
+        defer { instruments.finished(.write, since: start) }
+        return try await Self.$writingStores.withValue(Self.writingStores.union([writer.lockID])) {
+            try await Self.$asyncWrites.withValue(Self.asyncWrites.union([Self.taskWrite(writer.lockID)])) {
+                let transaction = SQLiteWriteTransaction(connection: connection, store: self)
+                defer { transaction.invalidate() }
+                do throws(TransactionFailure<any Error>) {
+                    let result = try await connection.transaction(immediate: true) {
+                        let result = try await body(transaction)
+                        try transaction.finishChanges()
+                        return result
+                    }
+                    return (result, committed(transaction, on: connection))
+                } catch {
+                    throw error.unwrapped
+                }
+            }
+        }
+    }
+
+    private static func run<Transaction: SQLiteReadTransaction, Result>(
+        _ transaction: Transaction, on connection: SQLiteConnection, _ body: (Transaction) async throws -> Result
+    ) async throws -> Result {
+        let start = ContinuousClock.now
+        defer {
+            transaction.invalidate()
+            transaction.store.instruments.finished(.read, since: start)
+        }
+        do throws(TransactionFailure<any Error>) {
+            return try await connection.transaction(immediate: false) { try await body(transaction) }
+        } catch {
+            throw error.unwrapped
+        }
+    }
+
+    private static func run<Transaction: SQLiteReadTransaction, Result>(
+        _ transaction: Transaction, on connection: SQLiteConnection, _ body: (Transaction) throws -> Result
+    ) throws -> Result {
+        let start = ContinuousClock.now
+        defer {
+            transaction.invalidate()
+            transaction.store.instruments.finished(.read, since: start)
+        }
+        do throws(TransactionFailure<any Error>) {
+            return try connection.transaction(immediate: false) { try body(transaction) }
+        } catch {
+            throw error.unwrapped
+        }
+    }
+
+    /// After a write's commit: wakes the followers if it recorded changes, empties an overgrown log, and
+    /// returns the mirror files it owes.
+    private func committed(_ transaction: SQLiteWriteTransaction, on connection: SQLiteConnection) -> [PendingMirror] {
+        if transaction.recordedChanges { changeSignal.signal() }
+        connection.checkpointIfLogExceeds(Self.logSizeLimit)
+        return transaction.pendingMirrors
+    }
+
+    /// Twice the log SQLite's automatic checkpoints keep (1,000 pages of 4 KiB): beyond this, readers are
+    /// starving them and the writer empties the log itself (``SQLiteConnection/checkpointIfLogExceeds(_:)``).
+    static let logSizeLimit = 8 << 20
+
+    @TaskLocal private static var writingStores: Set<ObjectIdentifier> = []
+
+    private static func isWriting(_ store: SQLiteStore) -> Bool {
+        writingStores.contains(store.writer.lockID)
+    }
+
+    /// The async writes under way in a task: its writer lock and the task. A task started inside a write
+    /// inherits the task-locals but is another task, which waits for its turn rather than deadlocking.
+    private struct TaskWrite: Hashable {
+        let lock: ObjectIdentifier
+        let task: Int?
+    }
+
+    @TaskLocal private static var asyncWrites: Set<TaskWrite> = []
+
+    private static func taskWrite(_ lock: ObjectIdentifier) -> TaskWrite {
+        TaskWrite(lock: lock, task: withUnsafeCurrentTask { $0?.hashValue })
+    }
+
+    /// Whether this task (not a task it started) is inside a write of `store`'s file: a blocking write, or
+    /// an async one of this same task.
+    private static func isWritingInThisTask(_ store: SQLiteStore) -> Bool {
+        asyncWrites.contains(taskWrite(store.writer.lockID))
+            || (withUnsafeCurrentTask { $0 } == nil && isWriting(store))
+    }
+
+    /// Closes the store: every transaction started afterwards throws ``HangarError/Code/closed``;
+    /// the file's connections close once the transactions under way end and the last reference to the store
+    /// goes. Closing twice does nothing more.
+    public func close() async {
+        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        instruments.logger.debug("Store closed", metadata: ["path": .string(path)])
+    }
+
+    /// Throws unless the store is open.
+    private func requireOpen() throws(HangarError) {
+        guard !closed.load(ordering: .acquiring) else {
+            throw HangarError(.closed, "The store at \(path) is closed")
+        }
+    }
+
+    // MARK: Maintenance
+
+    /// SQLite's integrity check: `["ok"]` for a sound store, otherwise the problems it found.
+    public func checkIntegrity() throws(HangarError) -> [String] {
+        try writer.withConnection { (connection) throws(HangarError) -> [String] in
+            try connection.integrityCheck(limit: nil)
+        }
+    }
+
+    /// Copies the whole store, consistently, to a new file at `destination` (SQLite's online backup), while
+    /// readers and writers go on. The copy is written beside the destination and renamed into place.
+    ///
+    /// The copy advances 256 pages (1 MiB) at a time, each step taking the writer's turn
+    /// only for as long as it copies them: the writers of this process commit between steps, in turn with it.
+    /// What they commit through this store is copied as it is written, and the copy is the store as of the
+    /// last step. A commit through another connection (another store on the file, another process) makes the
+    /// copy start over; after three such restarts the rest is copied in one step, writers of
+    /// this process waiting for it.
+    public func backup(to destination: String) throws(HangarError) {
+        let temporary = destination + ".hangar-backup-\(UUID().uuidString)"
+        do {
+            try AtomicFile.createEmptyFile(temporary, permissions: configuration.filePermissions)
+        } catch {
+            throw HangarError(error.code, "Backup to \(destination) failed: \(error.description)")
+        }
+        do throws(SQLiteError) {
+            let target = try SQLiteConnection(path: temporary, mode: .readWrite, busyTimeout: 5_000)
+            // The last step commits the copy with the writer held off: no fsync then; one below, before the
+            // rename, with the writers going on.
+            try target.execute("PRAGMA synchronous = OFF")
+            let backup = try writer.withConnection { (connection) throws(SQLiteError) in
+                try connection.startBackup(into: target)
+            }
+            // Finished while this store's writers are held off: finishing detaches it from the connection.
+            defer { writer.withConnection { _ in backup.finish() } }
+            var restarts = 0
+            var copied: Int32 = 0
+            copying: while true {
+                let pages = restarts < Self.backupRestartLimit ? Self.backupPagesPerStep : -1
+                let progress = try writer.withConnection { (_) throws(SQLiteError) in try backup.step(pages: pages) }
+                switch progress {
+                case .done:
+                    break copying
+                case .more(let now):
+                    // No progress: a commit through another connection made it start over.
+                    if now <= copied { restarts += 1 }
+                    copied = now
+                case .busy:
+                    usleep(10_000)
+                }
+            }
+        } catch {
+            Self.removeBackupFiles(temporary)
+            throw HangarError(
+                HangarError.Code(sqliteResult: error.code, systemErrno: error.systemErrno),
+                "Backup to \(destination) failed: \(error.message)", resultCode: error.code)
+        }
+        do {
+            try AtomicFile.flushAndRename(temporary, to: destination)
+        } catch {
+            Self.removeBackupFiles(temporary)
+            throw HangarError(error.code, "Cannot move the backup into place at \(destination): \(error.description)")
+        }
+    }
+
+    /// Removes a backup's temporary file and the journal SQLite may have left beside it.
+    private static func removeBackupFiles(_ temporary: String) {
+        for suffix in ["", "-journal", "-wal", "-shm"] { unlink(temporary + suffix) }
+    }
+
+    /// Pages a backup step copies (with SQLite's 4 KiB pages, 1 MiB).
+    static let backupPagesPerStep: Int32 = 256
+    /// Restarts by commits through other connections after which a backup copies the rest in one step.
+    static let backupRestartLimit = 3
+
+    /// Moves the write-ahead log into the database file and truncates it (done automatically as it grows;
+    /// useful before copying the file by other means).
+    public func checkpoint() throws(HangarError) {
+        try writer.withConnection { (connection) throws(HangarError) in
+            do throws(SQLiteError) {
+                _ = try connection.text("PRAGMA wal_checkpoint(TRUNCATE)")
+            } catch {
+                throw HangarError(error)
+            }
+        }
+    }
+}
+
+extension TransactionFailure<any Error> {
+    /// The error a store call throws: SQLite's as a ``HangarError``, the body's as it is.
+    fileprivate var unwrapped: any Error {
+        switch self {
+        case .sqlite(let failure): HangarError(failure)
+        case .body(let failure): failure
+        }
+    }
+}

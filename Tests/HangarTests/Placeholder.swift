@@ -1,5 +1,0 @@
-import Testing
-
-@testable import Hangar
-
-@Test func versionIsSet() { #expect(!HangarVersion.current.isEmpty) }
