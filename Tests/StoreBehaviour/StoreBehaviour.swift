@@ -64,6 +64,9 @@ public struct StoreBehaviour<Engine: DocumentStore>: Sendable {
         case .tamperedBodiesQuarantined: try await tamperedBodiesQuarantined()
         case .rotationUnderWriters: try await rotationUnderWriters()
         case .sealedExportAndImport: try await sealedExportAndImport()
+        case .readOnlyRefusesEveryWrite: try await readOnlyRefusesEveryWrite()
+        case .deleteOfANewerMajorRefused: try await deleteOfANewerMajorRefused()
+        case .exportsHonourPermissions: try await exportsHonourPermissions()
         }
     }
 
@@ -98,6 +101,7 @@ public enum Behaviour: String, CaseIterable, Sendable, CustomTestStringConvertib
     case indexesWithExactValues, uniqueIndexes, changeFeed, followingAcrossInstances, changeRetention
     case exportAndImport, updateWithRetries, reservedKeysAndNames
     case encryptedBodies, tamperedBodiesQuarantined, rotationUnderWriters, sealedExportAndImport
+    case readOnlyRefusesEveryWrite, deleteOfANewerMajorRefused, exportsHonourPermissions
 
     public var testDescription: String { rawValue }
 }
