@@ -2,6 +2,7 @@ import Foundation
 import Hangar
 import HangarSQLite
 import HangarTestSupport
+import PropertyList
 import Testing
 
 /// `hangar db check` and `hangar db salvage` on store files damaged for real, every verb on them run as a
@@ -177,5 +178,74 @@ import Testing
                 #expect(result.stderr.filter { $0 == "\n" }.count <= 1, "\(context): \(result.stderr)")
             }
         }
+    }
+}
+
+/// A store that SQLite reads as whole is whole: `db check` says ok, whatever the file's header says of its length
+/// while the write-ahead log holds pages a checkpoint could not copy.
+@Suite(.serialized) struct WholeStoreCheckTests {
+    /// After a disk-full episode on a real tmpfs and the space freed again, every acknowledged document reads back
+    /// and `db check` says ok: no `damaged:` line, no salvage suggested.
+    @Test func aStoreThatFilledItsDiskChecksOkOnceThereIsRoomAgain() throws {
+        guard let fileSystem = SmallFileSystem.mount(megabytes: 3) else { return }
+        defer { fileSystem.unmount() }
+        let db = fileSystem.path + "/store.sqlite"
+        var acknowledged: [String] = []
+        do {
+            let store = try SQLiteStore(path: db)
+            let filler = fileSystem.fill(leaving: 256 << 10)
+            let payload = PropertyList.data((0..<(24 << 10)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+            for index in 0..<200 {
+                let key = "k\(index)"
+                do {
+                    try store.write {
+                        try $0.save(
+                            envelope: ["majorVersion": 1, "minorVersion": 0, "payload": payload], key: key, in: "notes")
+                    }
+                    acknowledged.append(key)
+                } catch let error as HangarError where error.code == .diskFull {
+                    break
+                }
+            }
+            #expect(acknowledged.count < 200, "the disk never filled")
+            try FileManager.default.removeItem(atPath: filler)
+            #expect(try store.read { try $0.keys(in: "notes") } == acknowledged.sorted())
+        }
+        let check = try CLI.run(["db", "check", "--db", db])
+        #expect(check.status == 0 && check.stdout == "ok\n", "\(check.stdout)\(check.stderr)")
+        #expect(!check.stdout.contains("damaged") && !check.stdout.contains("salvage"))
+    }
+
+    /// The exact state such an episode can leave: the file's header counts more pages than the file holds, the
+    /// write-ahead log holds the rest. SQLite reads it whole, and so does `db check`.
+    @Test func aFileShorterThanItsHeaderWhoseLogHoldsTheRestIsWhole() throws {
+        let folder = try CLI.temporaryDirectory()
+        let original = folder + "/original.sqlite"
+        let copy = folder + "/copy.sqlite"
+        let store = try #require(try DamagedStores.build(at: original, leavingLog: true))
+        // Bigger documents in the log only: the database grows past the file's end there.
+        try store.write { transaction in
+            for index in 0..<40 {
+                let big = PropertyList.data(Array(repeating: UInt8(index), count: 8 << 10))
+                try transaction.save(
+                    envelope: ["majorVersion": 1, "minorVersion": 0, "big": big], key: "big\(index)", in: "pilots")
+            }
+        }
+        try FileManager.default.copyItem(atPath: original, toPath: copy)
+        try FileManager.default.copyItem(atPath: original + "-wal", toPath: copy + "-wal")
+        _ = store
+        // The page count SQLite sees (file and log), written into the copy's header as a checkpoint that wrote
+        // page 1 but could not extend the file would leave it.
+        let pages = try DamagedStores.pageCount(of: copy)
+        let handle = try #require(FileHandle(forUpdatingAtPath: copy))
+        let length = try handle.seekToEnd()
+        let pageSize = try DamagedStores.pageSize(of: copy)
+        try #require(UInt64(pages * pageSize) > length, "the log must hold pages past the file's end")
+        try handle.seek(toOffset: 28)
+        try handle.write(contentsOf: withUnsafeBytes(of: UInt32(pages).bigEndian) { Data($0) })
+        try handle.close()
+        let check = try CLI.run(["db", "check", "--db", copy])
+        #expect(check.status == 0 && check.stdout == "ok\n", "\(check.stdout)\(check.stderr)")
+        #expect(try SQLiteStore.survey(path: copy).unreadable.isEmpty)
     }
 }

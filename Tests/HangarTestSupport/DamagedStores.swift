@@ -107,6 +107,23 @@ public enum DamagedStores {
         return pages
     }
 
+    /// How many pages SQLite sees in the database at `path`, its write-ahead log included (`PRAGMA page_count`).
+    public static func pageCount(of path: String) throws -> Int {
+        var database: OpaquePointer?
+        defer { sqlite3_close_v2(database) }
+        guard sqlite3_open_v2(path, &database, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else {
+            throw HangarError(.io, "cannot open \(path) to count its pages")
+        }
+        var statement: OpaquePointer?
+        defer { sqlite3_finalize(statement) }
+        guard sqlite3_prepare_v2(database, "PRAGMA page_count", -1, &statement, nil) == SQLITE_OK,
+            sqlite3_step(statement) == SQLITE_ROW
+        else {
+            throw HangarError(.database, "cannot count the pages of \(path)")
+        }
+        return Int(sqlite3_column_int64(statement, 0))
+    }
+
     /// The page size of the file at `path` (the big-endian 16-bit number at offset 16 of its header).
     public static func pageSize(of path: String) throws -> Int {
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)).prefix(18))

@@ -1,9 +1,10 @@
 import Foundation
 import Hangar
 import HangarEncryption
-import HangarSQLite
 import HangarTestSupport
 import Testing
+
+@testable import HangarSQLite
 
 /// Encryption at rest on the SQLite file itself: what the file and its write-ahead log hold, and a body changed
 /// behind the store's back with raw SQL.
@@ -66,5 +67,56 @@ import Testing
         #expect(error?.code == .undecodable)
         let documents = try store.read { try $0.documents(in: "notes") }
         #expect(documents.map { (try? $0.envelope()) != nil } == [false, true])
+    }
+}
+
+/// An encryption written outside Hangar can only throw a `HangarError` without a collection or key: the store
+/// names the document it was sealing or opening.
+@Suite struct UserEncryptionErrorTests {
+    /// XOR with one byte; refuses to open bytes whose last byte is 0xFF (standing for a failed authentication).
+    struct ToyEncryption: DocumentEncryption {
+        var currentKeyID: String { "toy" }
+        var failsToSeal = false
+
+        func canOpen(keyID: String) -> Bool { keyID == "toy" }
+
+        func seal(_ body: [UInt8], context: EncryptionContext) throws(HangarError) -> [UInt8] {
+            if failsToSeal { throw HangarError(.invalidConfiguration, "the toy key is not loaded") }
+            return body.map { $0 ^ 0x5A } + [0]
+        }
+
+        func open(_ sealed: [UInt8], keyID: String, context: EncryptionContext) throws(HangarError) -> [UInt8] {
+            guard sealed.last == 0 else { throw HangarError(.undecodable, "the sealed body failed authentication") }
+            return sealed.dropLast().map { $0 ^ 0x5A }
+        }
+    }
+
+    @Test func aUserEncryptionsErrorNamesTheDocument() throws {
+        var configuration = noteConfiguration()
+        configuration.encryption = ToyEncryption()
+        let path = try temporaryDirectory() + "/store.sqlite"
+        let store = try SQLiteStore(path: path, store: configuration)
+        try store.write { try $0.save(Note(title: "t", body: "b"), key: "k") }
+        #expect(try store.read { try $0.load(Note.self, key: "k")?.value.body } == "b")
+        // The stored body's last byte, turned into a failure to open.
+        let raw = try SQLiteConnection(path: path, mode: .readWrite, busyTimeout: 1000)
+        try raw.execute("UPDATE documents SET body = CAST(body || x'FF' AS BLOB) WHERE key = 'k'")
+        do {
+            _ = try store.read { try $0.load(Note.self, key: "k") }
+            Issue.record("a body that fails to open was read")
+        } catch let error as HangarError {
+            #expect(error.code == .undecodable)
+            #expect(error.collection == "notes" && error.key == "k", "\(error)")
+            #expect(error.description.hasPrefix("notes/k: "), "\(error)")
+        }
+        var failing = configuration
+        failing.encryption = ToyEncryption(failsToSeal: true)
+        let sealing = try SQLiteStore(path: path, store: failing)
+        do {
+            try sealing.write { try $0.save(Note(title: "u", body: "c"), key: "u") }
+            Issue.record("a save whose sealing failed went through")
+        } catch let error as HangarError {
+            #expect(error.code == .invalidConfiguration && error.collection == "notes" && error.key == "u", "\(error)")
+        }
     }
 }
