@@ -24,8 +24,7 @@ import Testing
                 var postgres = store.postgresConfiguration
                 postgres.store = configuration
                 return try await PostgresStore(configuration: postgres)
-            },
-            close: { store in await store.close() })
+            })
         do {
             try await suite.check(behaviour)
         } catch {

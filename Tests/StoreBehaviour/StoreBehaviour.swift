@@ -29,7 +29,7 @@ public struct StoreBehaviour<Engine: DocumentStore>: Sendable {
         engine: String,
         makeStore: @escaping @Sendable (StoreConfiguration) async throws -> Engine,
         reopen: @escaping @Sendable (Engine, StoreConfiguration) async throws -> Engine,
-        close: @escaping @Sendable (Engine) async -> Void = { _ in }
+        close: @escaping @Sendable (Engine) async -> Void = { await $0.close() }
     ) {
         self.engine = engine
         self.makeStore = makeStore

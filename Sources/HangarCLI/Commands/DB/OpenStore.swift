@@ -11,16 +11,14 @@ struct OpenedStore: Sendable {
     let store: any DocumentStore
     /// The same store when it is a SQLite file; `nil` on another engine.
     let sqlite: SQLiteStore?
-    /// The same store when it is a PostgreSQL database's, closed after the command; `nil` on another engine.
-    var postgres: PostgresStore?
     /// How error lines name the store: its path, or its URL without the password.
     let name: String
     /// The `--url` the store was opened with, whose password no error line may repeat.
     var url: String?
 
-    /// Closes the store's connections (a PostgreSQL store's; a SQLite store closes when released).
+    /// Closes the store (its connections, on every engine).
     func close() async {
-        await postgres?.close()
+        await store.close()
     }
 
     /// A store error as the one-line `STORE: reason`; an engine's words that repeat the URL or its password
@@ -56,7 +54,7 @@ func openStore(_ option: StoreOption, creating: Bool, readOnly: Bool = false, ol
         }
         do {
             let store = try await openPostgresStore(url: url, encryption: encryption)
-            return OpenedStore(store: store, sqlite: nil, postgres: store, name: name, url: url)
+            return OpenedStore(store: store, sqlite: nil, name: name, url: url)
         } catch let failure as FileFailure {
             throw failure
         } catch {
