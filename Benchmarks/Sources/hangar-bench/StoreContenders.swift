@@ -337,7 +337,8 @@ func upgradeContenders(_ data: StoreData) throws -> [StoreContender] {
                 contender: Contender(
                     name: "Hangar upgrade(batchSize: \(batch))\(label)", isOurs: true,
                     run: {
-                        let report = try slot.value!.upgrade(Pilot.self, batchSize: batch)
+                        let store = slot.value!
+                        let report = try waitFor { try await store.upgrade(Pilot.self, batchSize: batch) }
                         guard report.upgraded.count == count, report.quarantined.isEmpty else {
                             throw RawSQLiteError(
                                 message: "upgrade: \(report.upgraded.count) of \(count), "
