@@ -14,11 +14,13 @@ public struct HangarErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     public func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
+        // The router names the endpoint before the chain runs when a route matched; without one, the request is
+        // on its way to the router's own "no such route" (which names its endpoint `NotFound` as it throws).
+        let routed = context.endpointPath != nil
         do {
             return try await next(request, context)
         } catch {
-            // The router sets the endpoint when a route matched: without one this is its own "no such route".
-            guard context.endpointPath != nil else { throw error }
+            guard routed else { throw error }
             throw APIError.from(error)
         }
     }
