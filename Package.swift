@@ -82,7 +82,9 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // The seed's Pilot/Airplane models, written against Hangar's public API only.
+        // The seed's Pilot/Airplane models, written against Hangar's public API only. Built here (HangarTests and the
+        // pilots fuzz target use them) though they sit in the examples' folder; the examples' package (Examples/Pilots)
+        // reaches them as `_PilotModels`.
         .target(
             name: "PilotModels",
             dependencies: ["Hangar"],
