@@ -21,19 +21,25 @@ let package = Package(
         // Encryption at rest (AES-GCM per document body): its own product, so only apps that encrypt link swift-crypto.
         .library(name: "HangarEncryption", targets: ["HangarEncryption"]),
         .executable(name: "hangar", targets: ["HangarCLI"]),
-        .executable(name: "pilots", targets: ["pilots"]),
-        // The Pilots store over HTTP (Hummingbird): the routes as a library an app can copy, and a thin executable.
-        .library(name: "PilotsHTTP", targets: ["PilotsHTTP"]),
-        .executable(name: "pilots-server", targets: ["pilots-server"]),
+        // Not API (the leading underscore): the Pilots example's models and the tests' process runner, for the
+        // examples' own package (Examples/Pilots), whose tour, server and tests depend on this one by path.
+        .library(name: "_PilotModels", targets: ["PilotModels"]),
+        .library(name: "_HangarTestSupport", targets: ["HangarTestSupport"]),
+    ],
+    // Both on by default (so `swift test` here builds and runs everything). An app on SQLite alone turns them off on
+    // its `.package(..., traits: [])` line and then never resolves postgres-nio or swift-crypto, nor their trees
+    // (SwiftPM 6.3 leaves out a package only trait-disabled target dependencies name); `traits: ["Postgres"]` for
+    // `HangarPostgres`, `["Encryption"]` for `HangarEncryption`. Without its trait a product's module cannot build.
+    traits: [
+        .default(enabledTraits: ["Postgres", "Encryption"]),
+        .trait(name: "Postgres", description: "The HangarPostgres product (postgres-nio)."),
+        .trait(name: "Encryption", description: "The HangarEncryption product (swift-crypto)."),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.21.0"),
-        // Only the Pilots server targets (and their tests) see these.
-        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.0.0"),
+        // postgres-nio's own dependency, named for `PostgresStore`'s `Service` conformance.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.0.0"),
-        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.0.0"),
-        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.0.0"),
@@ -76,9 +82,10 @@ let package = Package(
             dependencies: [
                 "Hangar",
                 "PropertyList",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
                 // postgres-nio's own dependency: a store is a `Service` of the application's `ServiceGroup`.
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(
+                    name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Postgres"])),
             ],
             swiftSettings: strictSettings
         ),
@@ -88,61 +95,17 @@ let package = Package(
             name: "HangarEncryption",
             dependencies: [
                 "Hangar",
-                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Encryption"])),
             ],
             swiftSettings: strictSettings
         ),
-        // The seed's Pilot/Airplane models, written against Hangar's public API only.
+        // The seed's Pilot/Airplane models, written against Hangar's public API only. Built here (HangarTests and the
+        // pilots fuzz target use them) though they sit in the examples' folder; the examples' package (Examples/Pilots)
+        // reaches them as `_PilotModels`.
         .target(
             name: "PilotModels",
             dependencies: ["Hangar"],
             path: "Examples/Pilots/Models",
-            swiftSettings: strictSettings
-        ),
-        // `swift run pilots`: the Pilots example as a tour of the whole library (public API only), on SQLite or, with
-        // `--url`, on PostgreSQL.
-        .executableTarget(
-            name: "pilots",
-            dependencies: [
-                "PilotModels",
-                "Hangar", "HangarSQLite",
-                "HangarPostgres",
-                "PropertyList",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            path: "Examples/Pilots/Tour",
-            swiftSettings: strictSettings
-        ),
-        // The Pilots store over HTTP: routes, content negotiation, errors and the change stream (Hummingbird 2).
-        .target(
-            name: "PilotsHTTP",
-            dependencies: [
-                "PilotModels",
-                "Hangar", "HangarSQLite",
-                "PropertyList",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            path: "Examples/Pilots/Server/PilotsHTTP",
-            swiftSettings: strictSettings
-        ),
-        // `swift run pilots-server`: opens the store (SQLite or PostgreSQL), metrics, graceful shutdown.
-        .executableTarget(
-            name: "pilots-server",
-            dependencies: [
-                "PilotsHTTP",
-                "PilotModels",
-                "Hangar", "HangarSQLite",
-                "HangarPostgres",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            path: "Examples/Pilots/Server/Main",
             swiftSettings: strictSettings
         ),
         // Layer 3: the command-line tool. The target is `HangarCLI` (Sources/HangarCLI), so no two paths differ only
@@ -232,23 +195,9 @@ let package = Package(
                 "PropertyList",
                 "HangarTestSupport",
                 "HangarEncryption",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
-            ],
-            swiftSettings: strictSettings
-        ),
-        .testTarget(
-            name: "PilotsTourTests",
-            dependencies: ["pilots", "HangarTestSupport"],
-            swiftSettings: strictSettings
-        ),
-        // The server as a child process, talked to over loopback HTTP (both engines).
-        .testTarget(
-            name: "PilotsServerTests",
-            dependencies: [
-                "pilots-server", "PilotModels", "Hangar", "HangarSQLite", "HangarPostgres", "PropertyList",
-                "HangarTestSupport",
             ],
             swiftSettings: strictSettings
         ),

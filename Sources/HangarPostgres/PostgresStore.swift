@@ -58,11 +58,6 @@ public final class PostgresStore: DocumentStore {
             ])
     }
 
-    /// The version of the store schema (the tables) this Hangar writes: a schema of a newer one is refused.
-    public static var schemaVersion: Int {
-        Int(PostgresStoreSQL(schema: PostgresStoreConfiguration.defaultSchema).currentVersion)
-    }
-
     /// Opens the store at a `postgres://user:password@host:port/database` URL (in `schema`, default `hangar`).
     public convenience init(url: String, schema: String? = nil, store: StoreConfiguration = StoreConfiguration())
         async throws(HangarError)

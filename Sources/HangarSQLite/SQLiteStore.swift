@@ -99,9 +99,6 @@ public final class SQLiteStore: Sendable {
         instruments.logger.debug("Store released", metadata: ["path": .string(path)])
     }
 
-    /// The version of the store schema (the tables) this Hangar writes: a store file of a newer one is refused.
-    public static var schemaVersion: Int { Int(SQLiteSchema.currentVersion) }
-
     /// Opens the store at `path` (see ``init(configuration:)``) with the SQLite settings' defaults.
     public convenience init(path: String, store: StoreConfiguration = StoreConfiguration()) throws(HangarError) {
         try self.init(configuration: SQLiteStoreConfiguration(path: path, store: store))

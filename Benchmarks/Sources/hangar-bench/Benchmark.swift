@@ -36,8 +36,9 @@ struct Options {
         The dataset files are generated on first use (python3 Scripts/make-datasets.py) into Benchmarks/.datasets
         (or $HANGAR_DATASETS_DIR). The process rows need the release hangar: `swift build -c release --product
         hangar` at the repository root (or $HANGAR_BIN), and plistutil (libplist-utils). The server rows need the
-        release pilots-server (`swift build -c release --product pilots-server` at the root, or $PILOTS_SERVER_BIN)
-        and this package's release build (pilots-baseline-server and hangar-load beside hangar-bench).
+        release pilots-server (`swift build -c release --package-path Examples/Pilots --product pilots-server` at the
+        root, or $PILOTS_SERVER_BIN) and this package's release build (pilots-baseline-server and hangar-load beside
+        hangar-bench).
         """
 
     init(arguments: [String]) throws {

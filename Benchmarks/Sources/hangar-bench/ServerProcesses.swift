@@ -11,8 +11,9 @@ struct ServerSetupError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// The executables of the section: `pilots-server` (the root package's release build, or `$PILOTS_SERVER_BIN`),
-/// and `pilots-baseline-server` and `hangar-load` beside this executable (this package's build).
+/// The executables of the section: `pilots-server` (the examples package's release build, Examples/Pilots, or
+/// `$PILOTS_SERVER_BIN`), and `pilots-baseline-server` and `hangar-load` beside this executable (this package's
+/// build).
 struct ServerExecutables {
     var hangar: String
     var baseline: String
@@ -24,7 +25,8 @@ struct ServerExecutables {
         let own = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         let hangar =
             ProcessInfo.processInfo.environment["PILOTS_SERVER_BIN"]
-            ?? URL(fileURLWithPath: BenchPaths.benchmarks + "/../.build/release/pilots-server").standardizedFileURL
+            ?? URL(fileURLWithPath: BenchPaths.benchmarks + "/../Examples/Pilots/.build/release/pilots-server")
+            .standardizedFileURL
             .path
         let found = ServerExecutables(
             hangar: hangar, baseline: own.appendingPathComponent("pilots-baseline-server").path,

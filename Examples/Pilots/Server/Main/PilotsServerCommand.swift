@@ -1,12 +1,9 @@
 import ArgumentParser
 import Foundation
 import Hangar
-import HangarPostgres
 import HangarSQLite
-import Hummingbird
 import Logging
 import Metrics
-import NIOCore
 import PilotsHTTP
 import Prometheus
 import ServiceLifecycle
@@ -59,66 +56,35 @@ struct PilotsServerCommand: AsyncParsableCommand {
         logger.logLevel = .info
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
-        var options = PilotsAPIOptions()
-        options.maximumBodySize = maxBodySize
-        options.metricsText = { registry.emitToBuffer() }
-        do {
-            if let url {
-                var configuration = try PostgresStoreConfiguration(url: url, schema: schema, store: .pilotsServer())
-                configuration.acquireTimeout = .seconds(5)
-                configuration.logger = logger
-                let store = try await PostgresStore(configuration: configuration)
-                options.engine = "postgresql"
-                options.schemaVersion = PostgresStore.schemaVersion
-                do {
-                    try await serve(store, options: options, logger: logger)
-                } catch {
-                    await store.close()
-                    throw error
-                }
-                await store.close()
-            } else {
-                var configuration = StoreConfiguration.pilotsServer()
-                configuration.logger = logger
-                let store = try SQLiteStore(
-                    path: db ?? SQLiteStore.defaultPath(application: "HangarPilots"), store: configuration)
-                options.engine = "sqlite"
-                options.schemaVersion = SQLiteStore.schemaVersion
-                try await serve(store, options: options, logger: logger)
+        let location: PilotsServerConfiguration.StoreLocation =
+            if let url { .postgres(url: url, schema: schema) } else {
+                .sqlite(path: db ?? SQLiteStore.defaultPath(application: "HangarPilots"))
             }
+        var configuration = PilotsServerConfiguration(store: location, logger: logger)
+        configuration.host = host
+        configuration.port = port
+        configuration.api.maximumBodySize = maxBodySize
+        configuration.api.metricsText = { registry.emitToBuffer() }
+        configuration.onListening = { url in FileHandle.standardOutput.write(Data("listening on \(url)\n".utf8)) }
+        do {
+            let app = try await buildApplication(configuration)
+            // The application's own group runs the store and the HTTP server; this one adds the signals and the
+            // line that says shutdown began (it is stopped first, so that line comes before the server stops).
+            let group = ServiceGroup(
+                configuration: ServiceGroupConfiguration(
+                    services: [
+                        .init(service: app),
+                        .init(service: ShutdownAnnouncer(logger: logger), successTerminationBehavior: .ignore),
+                    ],
+                    gracefulShutdownSignals: [.sigterm, .sigint],
+                    logger: logger))
+            try await group.run()
         } catch {
             let reason = url.map { String(describing: error).replacingOccurrences(of: $0, with: "--url") }
             FileHandle.standardError.write(Data("pilots-server: \(reason ?? String(describing: error))\n".utf8))
             throw ExitCode(1)
         }
         logger.info("pilots-server: store closed, exiting")
-    }
-
-    /// Runs the HTTP application over `store` until SIGTERM or SIGINT, then shuts down gracefully.
-    private func serve<S: DocumentStore>(_ store: S, options: PilotsAPIOptions, logger: Logger) async throws {
-        let router = Router()
-        router.add(middleware: LogRequestsMiddleware(.info))
-        router.add(middleware: MetricsMiddleware())
-        PilotsAPI(store: store, options: options).addRoutes(to: router)
-        let host = self.host
-        let app = Application(
-            router: router,
-            configuration: ApplicationConfiguration(
-                address: .hostname(host, port: port), serverName: "pilots-server"),
-            onServerRunning: { channel in
-                let bound = channel.localAddress?.port ?? 0
-                FileHandle.standardOutput.write(Data("listening on http://\(host):\(bound)\n".utf8))
-            },
-            logger: logger)
-        let group = ServiceGroup(
-            configuration: ServiceGroupConfiguration(
-                services: [
-                    .init(service: app),
-                    .init(service: ShutdownAnnouncer(logger: logger), successTerminationBehavior: .ignore),
-                ],
-                gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: logger))
-        try await group.run()
     }
 }
 

@@ -1,5 +1,6 @@
 import Hangar
 import Hummingbird
+import Logging
 import PropertyList
 import ServiceLifecycle
 
@@ -38,7 +39,7 @@ extension PilotsAPI {
     /// (`application/x-ndjson`); with `Accept: text/event-stream`, a live stream of server-sent events whose
     /// `id` is the sequence, resumed after `Last-Event-ID` (else `since`, else from now). 410 when changes after
     /// N were pruned.
-    func changes(_ request: Request) async throws -> Response {
+    func changes(_ request: Request, logger: Logger) async throws -> Response {
         let mode = try ChangeStreamMode(accept: request.headers[.accept])
         let query = request.uri.queryParameters
         let collection = query.get("collection")
@@ -63,7 +64,7 @@ extension PilotsAPI {
                 status: .ok, headers: [.contentType: ChangeStreamMode.linesType],
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
         case .events:
-            return eventStream(after: start ?? last, collection: collection)
+            return eventStream(after: start ?? last, collection: collection, request: request, logger: logger)
         }
     }
 
@@ -74,43 +75,66 @@ extension PilotsAPI {
 
     /// Server-sent events, one per change after `sequence`, driven by ``DocumentStore/follow(after:in:)``; a
     /// comment line first, so a client knows it is following, and a `: keep-alive` comment every
-    /// ``PilotsAPIOptions/eventStreamHeartbeat``. Ends when the client leaves (noticed at the next write; the
-    /// follow is then cancelled) and, cleanly, when the server shuts down gracefully.
-    func eventStream(after sequence: Int, collection: String?) -> Response {
+    /// ``PilotsAPIOptions/eventStreamHeartbeat``.
+    ///
+    /// Structured, as Hummingbird's server-sent-events example: the follow and the heartbeat are child tasks of
+    /// the response body's writer, which ends them and the response when the client closes its connection
+    /// (`consumeWithInboundCloseHandler`), when the server shuts down gracefully (`withGracefulShutdownHandler`:
+    /// the stream then ends cleanly, so the server can finish), or when a write fails.
+    func eventStream(after sequence: Int, collection: String?, request: Request, logger: Logger) -> Response {
         let feed = store.follow(after: sequence, in: collection)
-        let events = AsyncStream<ByteBuffer> { continuation in
-            // A task of its own (it inherits the server's graceful-shutdown signal), cancelled when the response
-            // stops reading: a client gone, or the stream finished.
-            let follower = Task {
-                try? await cancelWhenGracefulShutdown {
-                    for try await change in feed {
-                        let data = try Self.json(change)
-                        let event =
-                            "id: \(change.sequence)\nevent: change\ndata: \(String(decoding: data, as: UTF8.self))\n\n"
-                        continuation.yield(ByteBuffer(string: event))
-                    }
-                }
-                continuation.finish()
-            }
-            // A comment now and then, so a client that left is noticed (its write fails) even when nothing changes.
-            let heartbeat = Task { [interval = options.eventStreamHeartbeat] in
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: interval)
-                    continuation.yield(ByteBuffer(string: ": keep-alive\n\n"))
-                }
-            }
-            continuation.onTermination = { _ in
-                follower.cancel()
-                heartbeat.cancel()
-            }
-        }
+        let heartbeat = options.eventStreamHeartbeat
         let body = ResponseBody { writer in
             try await writer.write(ByteBuffer(string: ": following changes after \(sequence)\n\n"))
-            for await event in events { try await writer.write(event) }
+            let (events, sink) = AsyncStream.makeStream(of: StreamEvent.self)
+            try await withGracefulShutdownHandler {
+                try await request.body.consumeWithInboundCloseHandler { _ in
+                    try await withThrowingTaskGroup(of: Void.self) { tasks in
+                        tasks.addTask {
+                            // The feed ending or failing (a lost connection, say) ends the stream; the client
+                            // resumes from its last event id.
+                            do {
+                                for try await change in feed { sink.yield(.text(try Self.event(change))) }
+                            } catch is CancellationError {
+                            } catch {
+                                logger.warning("The change stream ended: \(error)")
+                            }
+                            sink.yield(.end)
+                        }
+                        tasks.addTask {
+                            // A comment now and then, so a client that left is noticed even when nothing changes.
+                            while (try? await Task.sleep(for: heartbeat)) != nil {
+                                sink.yield(.text(": keep-alive\n\n"))
+                            }
+                        }
+                        for await event in events {
+                            guard case .text(let text) = event else { break }
+                            try await writer.write(ByteBuffer(string: text))
+                        }
+                        tasks.cancelAll()
+                    }
+                } onInboundClosed: {
+                    sink.yield(.end)
+                }
+            } onGracefulShutdown: {
+                sink.yield(.end)
+            }
             try await writer.finish(nil)
         }
         return Response(
             status: .ok, headers: [.contentType: ChangeStreamMode.eventsType, .cacheControl: "no-cache"], body: body)
+    }
+
+    /// What the event stream's writer is handed: text to write, or the end (the feed ended, the client left, the
+    /// server is stopping).
+    enum StreamEvent: Sendable {
+        case text(String)
+        case end
+    }
+
+    /// A change as one server-sent event: `id` its sequence, `event: change`, `data` its JSON line.
+    static func event(_ change: Change) throws(APIError) -> String {
+        "id: \(change.sequence)\nevent: change\ndata: \(String(decoding: try json(change), as: UTF8.self))\n\n"
     }
 
     /// A change as one line of JSON: `{"class":…,"collection":…,"committedAt":…,"key":…,"kind":…,

@@ -29,16 +29,16 @@ public struct PilotsAPIOptions: Sendable {
 
 /// The Pilots store over HTTP: documents with revisions as ETags, content negotiation, the change stream, health
 /// and metrics, on any engine's ``DocumentStore``. See the routes in ``addRoutes(to:)``.
-public struct PilotsAPI<SQLiteStore: DocumentStore>: Sendable {
+public struct PilotsAPI<Store: DocumentStore>: Sendable {
     /// The store every route reads and writes.
-    public let store: SQLiteStore
+    public let store: Store
     /// The deployment's settings.
     public let options: PilotsAPIOptions
     let bodies: PilotBodies
     let collection = Pilot.collection
 
     /// The API over `store`, which must have been opened with ``Hangar/StoreConfiguration/pilotsServer()`` (or one like it).
-    public init(store: SQLiteStore, options: PilotsAPIOptions = PilotsAPIOptions()) {
+    public init(store: Store, options: PilotsAPIOptions = PilotsAPIOptions()) {
         self.store = store
         self.options = options
         self.bodies = PilotBodies(configuration: store.configuration, jsonConvention: options.jsonConvention)
@@ -50,39 +50,31 @@ public struct PilotsAPI<SQLiteStore: DocumentStore>: Sendable {
     ///   `GET /pilots/{key}/revisions/{n}`
     /// - `GET /changes` as JSON lines, or server-sent events with `Accept: text/event-stream`
     /// - `GET /health`, `GET /metrics`
+    ///
+    /// The routes throw the store's errors as they are: add ``HangarErrorMiddleware`` to `router` (as
+    /// ``buildRouter(store:options:)`` does) to answer them.
     public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
-        router.get("pilots") { request, _ in try await answer { try await listKeys(request) } }
+        router.get("pilots") { request, _ in try await listKeys(request) }
         router.get("pilots/:key") { request, context in
-            try await answer { try await getDocument(request, key: try context.parameters.require("key")) }
+            try await getDocument(request, key: try context.parameters.require("key"))
         }
         router.put("pilots/:key") { request, context in
-            try await answer { try await putDocument(request, key: try context.parameters.require("key")) }
+            try await putDocument(request, key: try context.parameters.require("key"))
         }
         router.delete("pilots/:key") { request, context in
-            try await answer { try await deleteDocument(request, key: try context.parameters.require("key")) }
+            try await deleteDocument(request, key: try context.parameters.require("key"))
         }
         router.get("pilots/:key/history") { request, context in
-            try await answer { try await history(request, key: try context.parameters.require("key")) }
+            try await history(request, key: try context.parameters.require("key"))
         }
         router.get("pilots/:key/revisions/:revision") { request, context in
-            try await answer {
-                try await revision(
-                    request, key: try context.parameters.require("key"),
-                    revision: try context.parameters.require("revision", as: Int.self))
-            }
+            try await revision(
+                request, key: try context.parameters.require("key"),
+                revision: try context.parameters.require("revision", as: Int.self))
         }
-        router.get("changes") { request, _ in try await answer { try await changes(request) } }
-        router.get("health") { request, _ in try await answer { try await health(request) } }
-        router.get("metrics") { _, _ in try await answer { try metrics() } }
-    }
-
-    /// Runs a route, every error it throws answered as an ``APIError``.
-    func answer(_ route: () async throws -> Response) async throws(APIError) -> Response {
-        do {
-            return try await route()
-        } catch {
-            throw APIError.from(error)
-        }
+        router.get("changes") { request, context in try await changes(request, logger: context.logger) }
+        router.get("health") { request, _ in try await health(request) }
+        router.get("metrics") { _, _ in try metrics() }
     }
 
     // MARK: Health and metrics

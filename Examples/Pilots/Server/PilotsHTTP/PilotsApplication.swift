@@ -1,0 +1,106 @@
+public import Hangar
+import HangarSQLite
+import HangarPostgres
+public import Hummingbird
+public import Logging
+import ServiceLifecycle
+
+/// What the Pilots server runs: where its store is, where it listens, and the API's settings.
+public struct PilotsServerConfiguration: Sendable {
+    /// The store the server opens, on one engine or the other.
+    public enum StoreLocation: Sendable {
+        /// A SQLite store file (created when missing).
+        case sqlite(path: String)
+        /// A PostgreSQL store: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`, in `schema` (else the URL's
+        /// `schema`, else `hangar`).
+        case postgres(url: String, schema: String?)
+    }
+
+    /// The store the server opens, with ``Hangar/StoreConfiguration/pilotsServer()``.
+    public var store: StoreLocation
+    /// The address to listen on.
+    public var host = "127.0.0.1"
+    /// The port to listen on; 0 picks a free one (given to ``onListening``).
+    public var port = 8080
+    /// The API's settings (``PilotsAPIOptions/engine`` and ``PilotsAPIOptions/schemaVersion`` are set from the
+    /// store opened).
+    public var api = PilotsAPIOptions()
+    /// The logger of the server and of the store.
+    public var logger: Logger
+    /// Called once the server accepts connections, with its URL `http://HOST:PORT` (the port bound).
+    public var onListening: @Sendable (String) async -> Void = { _ in }
+
+    /// A server on `store`, logging with `logger`, on 127.0.0.1:8080.
+    public init(store: StoreLocation, logger: Logger = Logger(label: "pilots-server")) {
+        self.store = store
+        self.logger = logger
+    }
+}
+
+/// The Pilots server: opens the store, builds the router (``buildRouter(store:options:)``) and the application,
+/// and puts the store under the application's service group, which closes it once the HTTP server has finished
+/// its requests and ended its change streams. Run it (`try await app.runService()`, or as a service of a larger
+/// `ServiceGroup`) or test it (HummingbirdTesting's `app.test(.router)` and `.live`).
+///
+/// Throws the store's ``Hangar/HangarError`` when it cannot be opened.
+public func buildApplication(_ configuration: PilotsServerConfiguration) async throws -> some ApplicationProtocol {
+    var options = configuration.api
+    switch configuration.store {
+    case .sqlite(let path):
+        var store = StoreConfiguration.pilotsServer()
+        store.logger = configuration.logger
+        let opened = try SQLiteStore(path: path, store: store)
+        options.engine = "sqlite"
+        options.schemaVersion = opened.schemaVersion
+        return makeApplication(opened, options: options, configuration: configuration)
+    case .postgres(let url, let schema):
+        var postgres = try PostgresStoreConfiguration(url: url, schema: schema, store: .pilotsServer())
+        postgres.acquireTimeout = .seconds(5)
+        postgres.logger = configuration.logger
+        let opened = try await PostgresStore(configuration: postgres)
+        options.engine = "postgresql"
+        options.schemaVersion = opened.schemaVersion
+        return makeApplication(opened, options: options, configuration: configuration)
+    }
+}
+
+/// The router of the Pilots API over `store`: request logs, Hummingbird's metrics, ``HangarErrorMiddleware``, and
+/// the routes (``PilotsAPI/addRoutes(to:)``).
+public func buildRouter<Store: DocumentStore>(store: Store, options: PilotsAPIOptions) -> Router<BasicRequestContext> {
+    let router = Router()
+    router.addMiddleware {
+        LogRequestsMiddleware(.info)
+        MetricsMiddleware()
+        HangarErrorMiddleware()
+    }
+    PilotsAPI(store: store, options: options).addRoutes(to: router)
+    return router
+}
+
+/// The application over an opened store, the store a service of its group.
+private func makeApplication<Store: DocumentStore>(
+    _ store: Store, options: PilotsAPIOptions, configuration: PilotsServerConfiguration
+) -> Application<RouterResponder<BasicRequestContext>> {
+    let host = configuration.host
+    let onListening = configuration.onListening
+    return Application(
+        router: buildRouter(store: store, options: options),
+        configuration: ApplicationConfiguration(
+            address: .hostname(host, port: configuration.port), serverName: "pilots-server"),
+        services: [StoreService(store: store)],
+        onServerRunning: { channel in await onListening("http://\(host):\(channel.localAddress?.port ?? 0)") },
+        logger: configuration.logger)
+}
+
+/// Holds the store open while the application runs. A service of the application's group listed before the
+/// HTTP server, so the group stops it after the server: the store is closed once the requests in flight have
+/// finished and the change streams have ended (graceful shutdown), or when the group is cancelled.
+struct StoreService<Store: DocumentStore>: Service {
+    let store: Store
+
+    func run() async throws {
+        // Throws only when cancelled: the group is stopping without a graceful shutdown. Closed either way.
+        try? await gracefulShutdown()
+        await store.close()
+    }
+}
