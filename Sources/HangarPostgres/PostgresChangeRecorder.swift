@@ -5,17 +5,19 @@ import PostgresNIO
 /// Gives a write transaction's changes their feed sequences: store-wide, from 1, without gaps, every committed
 /// change exactly once, a transaction's changes together, and a transaction after every one it read or overwrote.
 ///
-/// Numbers are given after commit, so commits never wait for each other (the `Engines` article has the proof):
+/// Commits never wait for each other's numbering (the `Engines` article has the proof):
 ///
 /// 1. A transaction's saves and deletes are noted here as they happen (``record(_:collection:key:revision:version:classTag:at:)``,
 ///    no statement).
-/// 2. ``finish(in:)``, its last statement before `COMMIT`, writes them to `pending_changes` under a ticket drawn
-///    then from the sequence `change_tickets`. No lock: a rollback takes them back with the rest.
-/// 3. After `COMMIT`, ``number(ticket:retention:in:)`` runs `number_changes` in a transaction of its own: unless
-///    another caller numbered them already, it takes the numbering lock, moves every committed pending change into
-///    `changes` with the next sequences (by ticket, then order in the transaction), advances the counter, prunes,
-///    and notifies the store's channel. Numbering transactions take turns up to their own commit, so a reader
-///    sees sequences 1…n for some n, and later ones only above n.
+/// 2. ``finish(retention:in:)``, its last statement before `COMMIT`, writes them to `pending_changes` under a
+///    ticket drawn then from the sequence `change_tickets`. If nobody holds the numbering lock, it takes it and
+///    numbers every pending change it sees, its own included, and holds the lock to its `COMMIT` (one writer
+///    alone pays nothing more). Otherwise it leaves them pending, without waiting.
+/// 3. After `COMMIT`, changes left pending are numbered by ``number(ticket:retention:in:)`` (`number_changes`), in
+///    a transaction of its own: unless another caller numbered them already, it waits for the numbering lock,
+///    moves every committed pending change into `changes` with the next sequences (by ticket, then order in the
+///    transaction), advances the counter, prunes, and notifies the store's channel. Numberings take turns up to
+///    their own commit, so a reader sees sequences 1…n for some n, and later ones only above n.
 ///
 /// A numbering lost (the connection dropped after `COMMIT`) leaves the changes pending: the next numbering, by
 /// any writer or follower of the store, numbers them.
@@ -36,7 +38,8 @@ package final class PostgresChangeRecorder {
 
     /// Whether this transaction recorded a change.
     package var hasRecorded: Bool { !noted.isEmpty }
-    /// The ticket this transaction's changes are pending under, once ``finish(in:)`` wrote them.
+    /// The ticket this transaction's changes are pending under, once ``finish(retention:in:)`` wrote them and
+    /// left them for numbering after `COMMIT`; `nil` when it numbered them itself (or recorded nothing).
     package var ticket: Int64? { drawn }
 
     /// Notes a change of `key` in `collection`, now at `revision` and `version` (for a delete, the revision and
@@ -51,11 +54,12 @@ package final class PostgresChangeRecorder {
                 classTag: classTag, time: time))
     }
 
-    /// Writes the noted changes to `pending_changes` under a new ticket, in one statement; the engine runs it
-    /// last, just before `COMMIT` (the ticket must be drawn after every read and lock of the transaction: that
-    /// is what orders a transaction after the ones it read or overwrote). A transaction that recorded nothing
-    /// does nothing here.
-    package func finish(in transaction: PostgresTransaction) async throws(HangarError) {
+    /// Writes the noted changes to `pending_changes` under a new ticket, in one statement (`note_changes`), and
+    /// numbers them there when nobody else is numbering (then it holds the numbering lock to `COMMIT`, and
+    /// nothing is left to do after it); the engine runs it last, just before `COMMIT` (the ticket must be drawn
+    /// after every read and lock of the transaction: that is what orders a transaction after the ones it read or
+    /// overwrote). A transaction that recorded nothing does nothing here.
+    package func finish(retention: ChangeRetention, in transaction: PostgresTransaction) async throws(HangarError) {
         guard !noted.isEmpty else { return }
         var binds = PostgresBindings()
         binds.append(noted.map(\.kind.rawValue))
@@ -67,11 +71,14 @@ package final class PostgresChangeRecorder {
         binds.append(noted.map { Int64($0.version.minor) })
         binds.append(noted.map { $0.classTag ?? "" })
         binds.append(noted.map { $0.classTag != nil })
-        let statement = transaction.sql.changes.recordPendingChanges
-        guard let ticket = try await transaction.scalar(statement, binds, as: Int64.self) else {
-            throw HangarError(.database, "Recording the changes drew no ticket", sql: statement)
-        }
-        drawn = ticket
+        Self.appendRetention(retention, to: &binds)
+        drawn = try await transaction.scalar(transaction.sql.changes.noteChanges, binds, as: Int64.self)
+    }
+
+    /// The retention's two parameters: the most changes kept, the oldest time kept (NULL: no limit).
+    private static func appendRetention(_ retention: ChangeRetention, to binds: inout PostgresBindings) {
+        binds.append(retention.maximumCount.map { Int64($0) })
+        binds.append(retention.maximumAge.map { Date().timeIntervalSince1970 - $0 })
     }
 
     /// Numbers the committed pending changes, unless those of `ticket` (any, for `nil`) were numbered already,
@@ -83,8 +90,7 @@ package final class PostgresChangeRecorder {
     {
         var binds = PostgresBindings()
         binds.append(ticket)
-        binds.append(retention.maximumCount.map { Int64($0) })
-        binds.append(retention.maximumAge.map { Date().timeIntervalSince1970 - $0 })
+        appendRetention(retention, to: &binds)
         return try await transaction.scalar(transaction.sql.changes.numberChanges, binds, as: Int64.self).map {
             Int($0)
         }

@@ -63,8 +63,9 @@ package final class PostgresEngine: Sendable {
     ///   caught the error), the transaction is rolled back and the error is thrown: a PostgreSQL error mapped to
     ///   ``HangarError`` (`HangarError.postgres`), `body`'s own errors as they are. When the rollback itself
     ///   fails, the connection is closed, so it never returns to the pool inside a transaction.
-    /// - Before `COMMIT`, the changes it recorded are written as pending (``PostgresChangeRecorder/finish(in:)``);
-    ///   after it, they are numbered in the feed (``PostgresChangeRecorder/number(ticket:retention:in:)``).
+    /// - Before `COMMIT`, the changes it recorded are noted, and numbered when nobody else is numbering
+    ///   (``PostgresChangeRecorder/finish(retention:in:)``); otherwise after it
+    ///   (``PostgresChangeRecorder/number(ticket:retention:in:)``).
     /// - No statement's answer is waited for longer than ``PostgresStoreConfiguration/answerDeadline``.
     /// - A transaction that lost to a concurrent one (``HangarError/Code/serializationFailure``: 40001, 40P01, or
     ///   a unique violation from a concurrent insert) is run again from the start, on a new transaction, up to
@@ -150,7 +151,7 @@ package final class PostgresEngine: Sendable {
         do {
             value = try await body(transaction)
             if let failure = transaction.failure { throw failure }
-            try await transaction.changes.finish(in: transaction)
+            try await transaction.changes.finish(retention: retention, in: transaction)
         } catch {
             await rollBack(connection)
             throw error is PSQLError ? HangarError.postgres(error, sql: nil, phase: .statement) : error
@@ -202,16 +203,18 @@ package final class PostgresEngine: Sendable {
         }
     }
 
-    /// Numbers every committed change not numbered yet, in a statement of its own; a failure is logged (a
-    /// follower's look before it reads: changes whose writer lost its connection after `COMMIT`).
-    package func numberPendingChanges() async {
+    /// Numbers every committed change not numbered yet, in a statement of its own; returns whether it numbered
+    /// any. A failure is logged (it is a follower's look when it found nothing new: changes whose writer lost its
+    /// connection after `COMMIT`).
+    package func numberPendingChanges() async -> Bool {
         do {
             let retention = configuration.store.changeRetention
-            _ = try await withTransaction(.singleWrite) { transaction in
-                try await PostgresChangeRecorder.number(ticket: nil, retention: retention, in: transaction)
+            return try await withTransaction(.singleWrite) { transaction in
+                try await PostgresChangeRecorder.number(ticket: nil, retention: retention, in: transaction) != nil
             }
         } catch {
             instruments.logger.debug("Numbering pending changes failed", metadata: ["error": "\(error)"])
+            return false
         }
     }
 

@@ -143,13 +143,24 @@ public final class PostgresStore: DocumentStore {
             after: sequence, collection: collection, signal: changeSignal,
             pollInterval: configuration.followPollInterval
         ) { [self] last, collection, limit in
-            // Changes whose writer lost its connection between COMMIT and their numbering are numbered now.
-            await engine.numberPendingChanges()
-            return try await read { transaction in
-                ChangeFeed.Batch(
-                    changes: try await transaction.changes(since: last, in: collection, limit: limit),
-                    lastSequence: try await transaction.lastChangeSequence())
+            var (changes, lastSequence) = try await changes(after: last, in: collection, limit: limit)
+            // Nothing new: changes whose writer lost its connection between COMMIT and their numbering (if any)
+            // are numbered now, and read.
+            if changes.isEmpty, await engine.numberPendingChanges() {
+                (changes, lastSequence) = try await self.changes(after: last, in: collection, limit: limit)
             }
+            return ChangeFeed.Batch(changes: changes, lastSequence: lastSequence)
+        }
+    }
+
+    /// The changes after `last` (of `collection`, when given), at most `limit`, and the last sequence, in one
+    /// read transaction.
+    private func changes(after last: Int, in collection: String?, limit: Int) async throws -> ([Change], Int) {
+        try await read { transaction in
+            (
+                try await transaction.changes(since: last, in: collection, limit: limit),
+                try await transaction.lastChangeSequence()
+            )
         }
     }
 }

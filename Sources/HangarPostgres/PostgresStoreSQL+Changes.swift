@@ -4,27 +4,32 @@ extension PostgresStoreSQL {
     ///
     /// - `changes`: the numbered feed, as in SQLite; `change_counter`: its last sequence, last transaction and
     ///   the last sequence pruned.
-    /// - `pending_changes` (schema 3): a committed transaction's changes not numbered yet, under the transaction's
-    ///   ticket (from the sequence `change_tickets`, drawn by its last statement before `COMMIT`) and their order
-    ///   in it.
+    /// - `pending_changes` (schema 3): committed changes not numbered yet, under their transaction's ticket (from
+    ///   the sequence `change_tickets`, drawn by its last statement before `COMMIT`) and their order in it.
+    /// - `note_changes(…)` (schema 3): a transaction's last statement; notes its changes as pending and, when it
+    ///   gets the numbering lock at once, numbers every pending change there (``noteChanges``).
     /// - `number_changes(ticket, maximum_count, cutoff)` (schema 3): run after `COMMIT`, in a transaction of its
-    ///   own. When the ticket's changes (any, for NULL) are still pending, takes the numbering lock, moves every
-    ///   pending change it sees into `changes` with the next sequences, by ticket then order, advances the
-    ///   counter, prunes by retention and notifies ``channel`` (the payload is the last sequence); returns the
-    ///   last sequence, or NULL when there was nothing left to number.
+    ///   own, for changes left pending (``numberChanges``).
+    /// - `number_pending_changes(maximum_count, cutoff)` (schema 3): what both run under the numbering lock: moves
+    ///   every pending change it sees into `changes` with the next sequences, by ticket then order, advances the
+    ///   counter, prunes by retention and notifies ``channel`` (the payload is the last sequence).
     package struct ChangeStatements: Sendable {
         /// last_sequence, last_transaction, pruned_through, without locking (readers).
         package let counter: String
-        /// Notes a transaction's changes as pending, under a new ticket; returns the ticket. One array element
-        /// per change: $1 kind, $2 time, $3 collection, $4 key, $5 revision, $6 major, $7 minor, $8 class tag
-        /// ('' where $9, whether it has one, is false).
-        package let recordPendingChanges: String
+        /// Notes a transaction's changes as pending, under a new ticket, and numbers them at once when nobody is
+        /// numbering (holding the numbering lock to the transaction's end). One array element per change: $1 kind,
+        /// $2 time, $3 collection, $4 key, $5 revision, $6 major, $7 minor, $8 class tag ('' where $9, whether it
+        /// has one, is false); $10 and $11 as in ``numberChanges``. Returns the ticket when the changes are left
+        /// pending (number them after `COMMIT`), NULL when they were numbered.
+        package let noteChanges: String
         /// Numbers the pending changes if those of ticket $1 (any, for NULL) are still pending; $2 the most
         /// changes kept (NULL: any number), $3 the oldest time kept (NULL: any age). Returns the last sequence,
         /// or NULL when nothing was numbered.
         package let numberChanges: String
         /// How many changes are committed but not numbered yet.
         package let pendingCount: String
+        /// Takes the numbering lock until the transaction ends.
+        package let numberingLock: String
         /// The channel `number_changes` notifies: `hangar_changes_` and the schema's name (a hash of it when
         /// the name is long), at most 63 bytes, as `LISTEN` takes it.
         package let channel: String
@@ -38,22 +43,13 @@ extension PostgresStoreSQL {
 
         init(_ s: String, schema: String) {
             counter = "SELECT last_sequence, last_transaction, pruned_through FROM \(s).change_counter WHERE id = 1"
-            recordPendingChanges = """
-                WITH drawn AS MATERIALIZED (SELECT nextval('\(s).change_tickets') AS ticket),
-                noted AS (
-                    INSERT INTO \(s).pending_changes
-                        (ticket, ordinal, kind, committed_at, collection, key, revision, major, minor, class_tag)
-                    SELECT drawn.ticket, c.ordinal, c.kind, c.committed_at, c.collection, c.key, c.revision, c.major,
-                        c.minor, CASE WHEN c.has_class_tag THEN c.class_tag END
-                    FROM drawn, unnest($1::text[], $2::double precision[], $3::text[], $4::text[], $5::bigint[],
-                        $6::bigint[], $7::bigint[], $8::text[], $9::boolean[]) WITH ORDINALITY
-                        AS c(kind, committed_at, collection, key, revision, major, minor, class_tag, has_class_tag,
-                             ordinal)
-                )
-                SELECT ticket FROM drawn
+            noteChanges = """
+                SELECT \(s).note_changes($1::text[], $2::double precision[], $3::text[], $4::text[], $5::bigint[],
+                    $6::bigint[], $7::bigint[], $8::text[], $9::boolean[], $10::bigint, $11::double precision)
                 """
             numberChanges = "SELECT \(s).number_changes($1::bigint, $2::bigint, $3::double precision)"
             pendingCount = "SELECT count(*) FROM \(s).pending_changes"
+            numberingLock = "SELECT pg_advisory_xact_lock(\(Self.numberingLockKey(schema: schema)))"
             channel = Self.channel(schema: schema)
             let columns = Self.columns
             changesSince = """
@@ -74,11 +70,16 @@ extension PostgresStoreSQL {
             return prefix + String(hash, radix: 16)
         }
 
+        /// The numbering lock's key: a 64-bit hash of the schema's name.
+        static func numberingLockKey(schema: String) -> String {
+            "hashtextextended('hangar changes \(schema)', 0)"
+        }
+
         /// Schema step 3 (frozen once released): the pending changes, their tickets and the numbering function.
         /// The function's lock and channel are written into it for the schema `s` (quoted).
         static func numberedAfterCommitStep(_ s: String) -> [String] {
             let schema = s.replacingOccurrences(of: "\"", with: "")
-            let lockKey = "hashtextextended('hangar changes \(schema)', 0)"
+            let lockKey = numberingLockKey(schema: schema)
             let pending = """
                 ((p_ticket IS NULL AND EXISTS (SELECT 1 FROM \(s).pending_changes))
                     OR EXISTS (SELECT 1 FROM \(s).pending_changes WHERE ticket = p_ticket))
@@ -101,7 +102,7 @@ extension PostgresStoreSQL {
                 )
                 """,
                 """
-                CREATE FUNCTION \(s).number_changes(p_ticket bigint, p_maximum_count bigint, p_cutoff double precision)
+                CREATE FUNCTION \(s).number_pending_changes(p_maximum_count bigint, p_cutoff double precision)
                 RETURNS bigint LANGUAGE plpgsql AS $number$
                 DECLARE
                     v_last bigint;
@@ -109,12 +110,8 @@ extension PostgresStoreSQL {
                     v_added bigint;
                     v_boundary bigint;
                 BEGIN
-                    -- Numbered already (by another caller): no lock, no write, no flush.
-                    IF NOT \(pending) THEN RETURN NULL; END IF;
-                    -- One numbering at a time, each to its commit: each statement below sees every one before it.
-                    PERFORM pg_advisory_xact_lock(\(lockKey));
-                    IF NOT \(pending) THEN RETURN NULL; END IF;
-                    -- Also locks out writers of schema 2, which number at their commit under this row's lock.
+                    -- The caller holds the numbering lock until its transaction ends. The counter's row lock also
+                    -- locks out writers of schema 2, which number at their commit under it.
                     SELECT last_sequence, pruned_through INTO v_last, v_pruned
                     FROM \(s).change_counter WHERE id = 1 FOR UPDATE;
                     IF NOT FOUND THEN RAISE EXCEPTION 'the store''s change counter is missing'; END IF;
@@ -152,6 +149,44 @@ extension PostgresStoreSQL {
                     END IF;
                     PERFORM pg_notify('\(channel(schema: schema))', (v_last + v_added)::text);
                     RETURN v_last + v_added;
+                END
+                $number$
+                """,
+                """
+                CREATE FUNCTION \(s).note_changes(p_kind text[], p_committed_at double precision[],
+                    p_collection text[], p_key text[], p_revision bigint[], p_major bigint[], p_minor bigint[],
+                    p_class_tag text[], p_has_class_tag boolean[], p_maximum_count bigint, p_cutoff double precision)
+                RETURNS bigint LANGUAGE plpgsql AS $note$
+                DECLARE
+                    v_ticket bigint := nextval('\(s).change_tickets');
+                BEGIN
+                    INSERT INTO \(s).pending_changes
+                        (ticket, ordinal, kind, committed_at, collection, key, revision, major, minor, class_tag)
+                    SELECT v_ticket, c.ordinal, c.kind, c.committed_at, c.collection, c.key, c.revision, c.major,
+                        c.minor, CASE WHEN c.has_class_tag THEN c.class_tag END
+                    FROM unnest(p_kind, p_committed_at, p_collection, p_key, p_revision, p_major, p_minor, p_class_tag,
+                        p_has_class_tag) WITH ORDINALITY
+                        AS c(kind, committed_at, collection, key, revision, major, minor, class_tag, has_class_tag,
+                             ordinal);
+                    -- Nobody numbering: number here, holding the lock to this commit (no numbering after it).
+                    IF pg_try_advisory_xact_lock(\(lockKey)) THEN
+                        PERFORM \(s).number_pending_changes(p_maximum_count, p_cutoff);
+                        RETURN NULL;
+                    END IF;
+                    RETURN v_ticket;
+                END
+                $note$
+                """,
+                """
+                CREATE FUNCTION \(s).number_changes(p_ticket bigint, p_maximum_count bigint, p_cutoff double precision)
+                RETURNS bigint LANGUAGE plpgsql AS $number$
+                BEGIN
+                    -- Numbered already (by another caller): no lock, no write, no flush.
+                    IF NOT \(pending) THEN RETURN NULL; END IF;
+                    -- One numbering at a time, each to its commit: each statement below sees every one before it.
+                    PERFORM pg_advisory_xact_lock(\(lockKey));
+                    IF NOT \(pending) THEN RETURN NULL; END IF;
+                    RETURN \(s).number_pending_changes(p_maximum_count, p_cutoff);
                 END
                 $number$
                 """,

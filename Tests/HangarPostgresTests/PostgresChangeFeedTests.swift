@@ -165,14 +165,28 @@ import Testing
         let schema = TestPostgres.uniqueSchemaName("pending")
         let store = try await Self.openInstance(schema: schema)
         // Committed with the changes pending, as a writer whose connection is lost after COMMIT leaves them: noted
-        // by a recorder of its own, which the engine does not number after this COMMIT.
+        // by a recorder of its own (which the engine does not number after this COMMIT) while another session
+        // holds the numbering lock (so they are not numbered in place).
+        let held = Flag()
+        let release = Flag()
+        let holder = Task {
+            try await store.engine.withTransaction(.write) { transaction in
+                try await transaction.execute(transaction.sql.changes.numberingLock)
+                held.set()
+                while !release.isSet { try await Task.sleep(for: .milliseconds(5)) }
+            }
+        }
+        while !held.isSet { try await Task.sleep(for: .milliseconds(5)) }
         try await store.engine.withTransaction(.write) { transaction in
             let orphan = PostgresChangeRecorder()
             orphan.record(
                 .save, collection: "ledger", key: "orphan", revision: 1, version: DocumentVersion(major: 1, minor: 0),
                 classTag: nil)
-            try await orphan.finish(in: transaction)
+            try await orphan.finish(retention: .keepAll, in: transaction)
+            #expect(orphan.ticket != nil)
         }
+        release.set()
+        try await holder.value
         let pending = try await store.engine.withTransaction(.read) { transaction in
             try await transaction.scalar(transaction.sql.changes.pendingCount, as: Int64.self)
         }

@@ -27,10 +27,16 @@ import Testing
             applicationName: applicationName ?? uniqueApplicationName(label))
         var configuration = try PostgresStoreConfiguration(url: url, store: stressConfiguration())
         configuration.poolSize = 4
-        configuration.connectTimeout = .seconds(5)
-        configuration.acquireTimeout = .seconds(5)
         configuration.statementDeadline = deadline
         return configuration
+    }
+
+    /// Drops the test's schema without the short deadline (the stopped session may hold its locks a moment
+    /// after it is let go).
+    static func dropSchema(of configuration: PostgresStoreConfiguration) async throws {
+        var dropping = configuration
+        dropping.statementDeadline = nil
+        try await HangarPostgresTests.dropSchema(of: dropping)
     }
 
     /// Runs `body` in a write transaction whose backend is stopped (SIGSTOP) once `body` has run, with the stop
@@ -71,8 +77,8 @@ import Testing
             try await transaction.scalar(transaction.sql.documents.countDocuments, binds("pilots"), as: Int64.self)
         }
         #expect(count == 0)
-        try await dropSchema(of: engine.configuration)
         await engine.close()
+        try await Self.dropSchema(of: engine.configuration)
     }
 
     @Test func aCommitUnansweredPastTheDeadlineIsOutcomeUnknown() async throws {
@@ -84,8 +90,8 @@ import Testing
         }
         #expect(error?.code == .outcomeUnknown, "\(String(describing: error))")
         #expect(elapsed < Self.deadline + .seconds(3), "\(elapsed)")
-        try await dropSchema(of: engine.configuration)
         await engine.close()
+        try await Self.dropSchema(of: engine.configuration)
     }
 
     /// 8 writers save while the server ends their sessions at random moments (20 rounds): every call answers
@@ -150,6 +156,6 @@ import Testing
         #expect((outcomes["saved"] ?? 0) > 0)
         print("PostgresDeadlineTests: outcomes \(outcomes), longest call \(longest) (bound \(bound))")
         await store.close()
-        try await dropSchema(of: store.postgresConfiguration)
+        try await Self.dropSchema(of: store.postgresConfiguration)
     }
 }
