@@ -10,6 +10,11 @@ import HangarPostgres
 import PropertyList
 import Synchronization
 
+/// The writer's stamps (monotonic ns just before each write), by index.
+private final class Stamps: Sendable {
+    let times = Mutex<[Int: Int64]>([:])
+}
+
 /// Follows a fresh store on one instance while another commits `count` saves; returns each save's delay (ns).
 func measurePostgresFollowLatency(server: PostgresBenchServer, count: Int) throws -> [Int64] {
     let schema = server.schema("follow")
@@ -22,14 +27,14 @@ func measurePostgresFollowLatency(server: PostgresBenchServer, count: Int) throw
             return 0
         }
     }
-    let stamps = Mutex<[Int: Int64]>([:])
+    let stamps = Stamps()
     return try waitFor {
         let start = try await follower.read { try await $0.lastChangeSequence() }
         let following = Task {
             var delays: [Int64] = []
             for try await change in follower.follow(after: start, in: "follow") {
                 let now = monotonicNanoseconds()
-                guard let index = Int(change.key.dropFirst()), let stamp = stamps.withLock({ $0[index] }) else {
+                guard let index = Int(change.key.dropFirst()), let stamp = stamps.times.withLock({ $0[index] }) else {
                     throw PostgresBenchError("a change the writer did not stamp: \(change.key)")
                 }
                 delays.append(now - stamp)
@@ -42,7 +47,7 @@ func measurePostgresFollowLatency(server: PostgresBenchServer, count: Int) throw
         for index in 0..<count {
             try await Task.sleep(for: .milliseconds(Int.random(in: 10...40)))
             let stamp = monotonicNanoseconds()
-            stamps.withLock { $0[index] = stamp }
+            stamps.times.withLock { $0[index] = stamp }
             let body: PropertyList = [
                 "majorVersion": 1, "minorVersion": 0, "index": .integer(.init(index)), "t": .integer(.init(stamp)),
             ]
