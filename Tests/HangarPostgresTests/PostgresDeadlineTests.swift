@@ -159,3 +159,24 @@ import Testing
         try await Self.dropSchema(of: store.postgresConfiguration)
     }
 }
+
+/// The deadline's and the notification channel's configuration, without a server.
+@Suite struct PostgresDeadlineConfigurationTests {
+    @Test func theDeadlineIsTheStatementTimeoutPlusFiveSecondsUnlessSetAndMustBePositive() throws {
+        var configuration = try PostgresStoreConfiguration(url: "postgres://app@localhost/app")
+        configuration.statementTimeout = .seconds(7)
+        #expect(configuration.answerDeadline == .seconds(12))
+        configuration.statementDeadline = .milliseconds(1_500)
+        #expect(configuration.answerDeadline == .milliseconds(1_500))
+        configuration.statementDeadline = .zero
+        #expect(throws: HangarError.self) { try configuration.makeClientConfiguration() }
+    }
+
+    @Test(arguments: ["hangar", String(repeating: "s", count: 48), String(repeating: "s", count: 63)])
+    func theNotificationChannelIsAtMost63BytesAndNamesTheSchema(schema: String) throws {
+        let channel = PostgresStoreSQL(schema: schema).changes.channel
+        #expect(channel.utf8.count <= 63)
+        #expect(channel.hasPrefix("hangar_changes_"))
+        #expect(channel != PostgresStoreSQL(schema: String(schema.dropLast()) + "t").changes.channel)
+    }
+}
