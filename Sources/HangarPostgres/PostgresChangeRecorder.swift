@@ -2,22 +2,25 @@ package import Foundation
 package import Hangar
 import PostgresNIO
 
-/// Gives a write transaction's changes their feed sequences: store-wide, from 1, without gaps, in commit order,
-/// as the SQLite store does.
+/// Gives a write transaction's changes their feed sequences: store-wide, from 1, without gaps, every committed
+/// change exactly once, a transaction's changes together, and a transaction after every one it read or overwrote.
 ///
-/// The sequence comes from the one-row `change_counter`, never from a `SERIAL` (a sequence's numbers are not
-/// transactional: a rollback would leave a gap, and numbers would be handed out in start order, not commit
-/// order). A transaction's saves and deletes are noted here as they happen (``record(_:collection:key:revision:version:classTag:at:)``,
-/// no statement); ``finish(retention:in:)``, run by the engine just before `COMMIT`, locks the counter
-/// (`SELECT … FOR UPDATE`), writes the noted changes with the next numbers, and writes the counter back. So:
+/// Commits never wait for each other's numbering (the `Engines` article has the proof):
 ///
-/// - A rollback writes nothing, and a failed `COMMIT` takes its numbers back with the row: no gap.
-/// - Another committing writer waits on the lock until this one commits or rolls back, and only then reads the
-///   counter: sequences are given in commit order, and a reader never sees sequence n + 1 committed before n.
-/// - The lock is held only from the changes' insertion to the commit, and its holder waits for no other lock:
-///   writers on different documents run at once until then, and cannot deadlock on it.
+/// 1. A transaction's saves and deletes are noted here as they happen (``record(_:collection:key:revision:version:classTag:at:)``,
+///    no statement).
+/// 2. ``finish(retention:in:)``, its last statement before `COMMIT`, writes them to `pending_changes` under a
+///    ticket drawn then from the sequence `change_tickets`. If nobody holds the numbering lock, it takes it and
+///    numbers every pending change it sees, its own included, and holds the lock to its `COMMIT` (one writer
+///    alone pays nothing more). Otherwise it leaves them pending, without waiting.
+/// 3. After `COMMIT`, changes left pending are numbered by ``number(ticket:retention:in:)`` (`number_changes`), in
+///    a transaction of its own: unless another caller numbered them already, it waits for the numbering lock,
+///    moves every committed pending change into `changes` with the next sequences (by ticket, then order in the
+///    transaction), advances the counter, prunes, and notifies the store's channel. Numberings take turns up to
+///    their own commit, so a reader sees sequences 1…n for some n, and later ones only above n.
 ///
-/// The price of gap-free: commits that record changes take turns for that moment.
+/// A numbering lost (the connection dropped after `COMMIT`) leaves the changes pending: the next numbering, by
+/// any writer or follower of the store, numbers them.
 package final class PostgresChangeRecorder {
     /// A change noted, to be written at commit.
     private struct Noted {
@@ -31,14 +34,13 @@ package final class PostgresChangeRecorder {
     }
 
     private var noted: [Noted] = []
-    private var written: (first: Int, last: Int, transaction: Int)?
+    private var drawn: Int64?
 
     /// Whether this transaction recorded a change.
     package var hasRecorded: Bool { !noted.isEmpty }
-    /// This transaction's id in the feed, once ``finish(retention:in:)`` wrote its changes.
-    package var transactionID: Int? { written?.transaction }
-    /// The sequences given to this transaction's changes, once ``finish(retention:in:)`` wrote them.
-    package var sequences: ClosedRange<Int>? { written.map { $0.first...$0.last } }
+    /// The ticket this transaction's changes are pending under, once ``finish(retention:in:)`` wrote them and
+    /// left them for numbering after `COMMIT`; `nil` when it numbered them itself (or recorded nothing).
+    package var ticket: Int64? { drawn }
 
     /// Notes a change of `key` in `collection`, now at `revision` and `version` (for a delete, the revision and
     /// version deleted); it gets its sequence when the transaction commits.
@@ -52,34 +54,14 @@ package final class PostgresChangeRecorder {
                 classTag: classTag, time: time))
     }
 
-    /// Locks the counter, writes the noted changes with the next sequences, writes the counter back and prunes
-    /// what `retention` no longer keeps; the engine runs it last, just before `COMMIT`. A transaction that
-    /// recorded nothing does nothing here.
+    /// Writes the noted changes to `pending_changes` under a new ticket, in one statement (`note_changes`), and
+    /// numbers them there when nobody else is numbering (then it holds the numbering lock to `COMMIT`, and
+    /// nothing is left to do after it); the engine runs it last, just before `COMMIT` (the ticket must be drawn
+    /// after every read and lock of the transaction: that is what orders a transaction after the ones it read or
+    /// overwrote). A transaction that recorded nothing does nothing here.
     package func finish(retention: ChangeRetention, in transaction: PostgresTransaction) async throws(HangarError) {
         guard !noted.isEmpty else { return }
-        let statements = transaction.sql.changes
-        guard let row = try await transaction.query(statements.lockCounter).first else {
-            throw HangarError(.database, "The store's change counter is missing", sql: statements.lockCounter)
-        }
-        let (last, _, pruned) = try transaction.decode(row, statement: statements.lockCounter) {
-            try $0.decode((Int64, Int64, Int64).self)
-        }
-        // As on SQLite: a transaction's id is the sequence of its first change.
-        let transactionID = last + 1
-        let sequence = last + Int64(noted.count)
-        // The newest `maximumCount` kept: the boundary so far; the age limit is applied with the answer of the
-        // statement below.
-        var boundary = pruned
-        if let maximumCount = retention.maximumCount {
-            boundary = max(boundary, sequence - Int64(max(0, maximumCount)))
-        }
-        let cutoff = retention.maximumAge.map { Date().timeIntervalSince1970 - $0 }
-        // Every change and the counter in one statement, which also answers the age limit's question about the
-        // changes committed before (firstChangeNotOlderThan): one round trip, however many changes.
         var binds = PostgresBindings()
-        binds.append(transactionID)
-        binds.append(sequence)
-        binds.append(noted.indices.map { last + 1 + Int64($0) })
         binds.append(noted.map(\.kind.rawValue))
         binds.append(noted.map(\.time.timeIntervalSince1970))
         binds.append(noted.map(\.collection))
@@ -89,22 +71,28 @@ package final class PostgresChangeRecorder {
         binds.append(noted.map { Int64($0.version.minor) })
         binds.append(noted.map { $0.classTag ?? "" })
         binds.append(noted.map { $0.classTag != nil })
-        binds.append(cutoff == nil ? nil : boundary)
-        binds.append(cutoff)
-        let firstOlderKept = try await transaction.scalar(
-            statements.recordChangesAndAdvanceCounter, binds, as: Int64.self)
-        written = (Int(last) + 1, Int(sequence), Int(transactionID))
-        if let cutoff {
-            // The first change after the boundary not older than the cutoff: one committed before (the
-            // statement's answer: it does not see the changes it inserts), else the first of this transaction's.
-            let firstNewKept = noted.indices.lazy.map { (last + 1 + Int64($0), self.noted[$0].time) }
-                .first { $0.0 > boundary && $0.1.timeIntervalSince1970 >= cutoff }?.0
-            boundary = max(boundary, (firstOlderKept ?? firstNewKept ?? sequence + 1) - 1)
+        Self.appendRetention(retention, to: &binds)
+        drawn = try await transaction.scalar(transaction.sql.changes.noteChanges, binds, as: Int64.self)
+    }
+
+    /// The retention's two parameters: the most changes kept, the oldest time kept (NULL: no limit).
+    private static func appendRetention(_ retention: ChangeRetention, to binds: inout PostgresBindings) {
+        binds.append(retention.maximumCount.map { Int64($0) })
+        binds.append(retention.maximumAge.map { Date().timeIntervalSince1970 - $0 })
+    }
+
+    /// Numbers the committed pending changes, unless those of `ticket` (any, for `nil`) were numbered already,
+    /// pruning what `retention` no longer keeps; returns the last sequence, or `nil` when there was nothing to
+    /// number. `transaction` is a single statement of its own (``PostgresTransactionOptions/singleStatement``).
+    @discardableResult
+    package static func number(ticket: Int64?, retention: ChangeRetention, in transaction: PostgresTransaction)
+        async throws(HangarError) -> Int?
+    {
+        var binds = PostgresBindings()
+        binds.append(ticket)
+        appendRetention(retention, to: &binds)
+        return try await transaction.scalar(transaction.sql.changes.numberChanges, binds, as: Int64.self).map {
+            Int($0)
         }
-        guard boundary > pruned else { return }
-        var prune = PostgresBindings()
-        prune.append(boundary)
-        try await transaction.execute(statements.pruneChanges, prune)
-        try await transaction.execute(statements.setPrunedThrough, prune)
     }
 }

@@ -20,6 +20,8 @@ package final class PostgresEngine: Sendable {
     package let sql: PostgresStoreSQL
     /// The pool.
     package let client: PostgresClient
+    /// The pool's configuration (``PostgresStoreConfiguration/makeClientConfiguration()``).
+    package let clientConfiguration: PostgresClient.Configuration
     private let runner: Task<Void, Never>
     /// postgres-nio's own logger: kept quiet (its records may hold statements' bound values).
     let logger: Logger
@@ -36,6 +38,7 @@ package final class PostgresEngine: Sendable {
         self.configuration = configuration
         self.sql = PostgresStoreSQL(schema: configuration.schema)
         self.logger = logger
+        self.clientConfiguration = clientConfiguration
         instruments = StoreInstruments(engine: "postgres", observability: configuration.store.observability)
         let client = PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
         self.client = client
@@ -60,7 +63,10 @@ package final class PostgresEngine: Sendable {
     ///   caught the error), the transaction is rolled back and the error is thrown: a PostgreSQL error mapped to
     ///   ``HangarError`` (`HangarError.postgres`), `body`'s own errors as they are. When the rollback itself
     ///   fails, the connection is closed, so it never returns to the pool inside a transaction.
-    /// - Before `COMMIT`, the change feed's counter is written back (``PostgresChangeRecorder/finish(retention:in:)``).
+    /// - Before `COMMIT`, the changes it recorded are noted, and numbered when nobody else is numbering
+    ///   (``PostgresChangeRecorder/finish(retention:in:)``); otherwise after it
+    ///   (``PostgresChangeRecorder/number(ticket:retention:in:)``).
+    /// - No statement's answer is waited for longer than ``PostgresStoreConfiguration/answerDeadline``.
     /// - A transaction that lost to a concurrent one (``HangarError/Code/serializationFailure``: 40001, 40P01, or
     ///   a unique violation from a concurrent insert) is run again from the start, on a new transaction, up to
     ///   `options.maximumAttempts` times: nothing of it was committed or returned, so `body` must only have
@@ -131,18 +137,16 @@ package final class PostgresEngine: Sendable {
         isolation: isolated (any Actor)?, _ body: (PostgresTransaction) async throws -> sending Result
     ) async throws -> sending Result {
         guard !connection.isClosed else { throw HangarError.postgresConnectionClosed(sql: options.begin) }
-        let transaction = PostgresTransaction(connection: connection, sql: sql, options: options, logger: logger)
+        let deadline = configuration.answerDeadline
+        let transaction = PostgresTransaction(
+            connection: connection, sql: sql, options: options, logger: logger, deadline: deadline)
         if options.singleStatement {
             // No transaction to begin, commit or roll back: the statement's failure is its own.
             let value = try await body(transaction)
             if let failure = transaction.failure { throw failure }
             return value
         }
-        do {
-            try await connection.query(PostgresQuery(unsafeSQL: options.begin), logger: logger)
-        } catch {
-            throw HangarError.postgres(error, sql: options.begin, phase: .connecting)
-        }
+        try await command(options.begin, on: connection, phase: .connecting)
         let value: Result
         do {
             value = try await body(transaction)
@@ -156,12 +160,62 @@ package final class PostgresEngine: Sendable {
             // COMMIT was not sent: the server rolled the transaction back when it closed the session.
             throw HangarError.postgresConnectionClosed(sql: "COMMIT")
         }
-        do {
-            try await connection.query("COMMIT", logger: logger)
-        } catch {
-            throw HangarError.postgres(error, sql: "COMMIT", phase: .commit)
+        try await command("COMMIT", on: connection, phase: .commit)
+        if let ticket = transaction.changes.ticket {
+            await numberChanges(after: ticket, on: connection, retention: retention)
         }
         return value
+    }
+
+    /// Runs `statement` (`BEGIN`, `COMMIT`, `ROLLBACK`) within the statement deadline; a failure is mapped for
+    /// `phase`.
+    private func command(_ statement: String, on connection: PostgresConnection, phase: PostgresPhase)
+        async throws(HangarError)
+    {
+        do {
+            _ = try await connection.rows(
+                PostgresQuery(unsafeSQL: statement), within: configuration.answerDeadline, logger: logger)
+        } catch let expired as StatementDeadlineExpired {
+            throw HangarError.postgresNoAnswer(
+                sql: statement, phase: phase, deadline: expired.deadline, underlying: expired)
+        } catch {
+            throw HangarError.postgres(error, sql: statement, phase: phase)
+        }
+    }
+
+    /// Numbers the committed changes of `ticket` (and any other pending ones) in the feed, on the connection the
+    /// transaction committed on (``PostgresChangeRecorder/number(ticket:retention:in:)``). The transaction is
+    /// committed whatever happens here: a failure is logged, and the changes wait for the next numbering (by the
+    /// next writer, or a follower's next look).
+    private func numberChanges(after ticket: Int64, on connection: PostgresConnection, retention: ChangeRetention)
+        async
+    {
+        let numbering = PostgresTransaction(
+            connection: connection, sql: sql, options: .singleWrite, logger: logger,
+            deadline: configuration.answerDeadline)
+        do {
+            try await PostgresChangeRecorder.number(ticket: ticket, retention: retention, in: numbering)
+        } catch {
+            instruments.count("hangar_changes_numbering_deferred_total")
+            instruments.logger.warning(
+                "Committed changes not numbered yet; the next numbering will",
+                metadata: ["code": .string(error.code.description)])
+        }
+    }
+
+    /// Numbers every committed change not numbered yet, in a statement of its own; returns whether it numbered
+    /// any. A failure is logged (it is a follower's look when it found nothing new: changes whose writer lost its
+    /// connection after `COMMIT`).
+    package func numberPendingChanges() async -> Bool {
+        do {
+            let retention = configuration.store.changeRetention
+            return try await withTransaction(.singleWrite) { transaction in
+                try await PostgresChangeRecorder.number(ticket: nil, retention: retention, in: transaction) != nil
+            }
+        } catch {
+            instruments.logger.debug("Numbering pending changes failed", metadata: ["error": "\(error)"])
+            return false
+        }
     }
 
     /// Rolls back; when that fails (the connection is lost or broken) the connection is closed, so the pool
@@ -170,7 +224,7 @@ package final class PostgresEngine: Sendable {
         // A closed connection has no transaction left (and a statement on it would never be answered).
         guard !connection.isClosed else { return }
         do {
-            try await connection.query("ROLLBACK", logger: logger)
+            try await command("ROLLBACK", on: connection, phase: .statement)
         } catch {
             try? await connection.close()
         }

@@ -17,8 +17,9 @@ import PostgresNIO
 /// writers. Writes run at `READ COMMITTED`: a save locks the document's row until the transaction ends, so the
 /// expected-revision check and the write are one step, as on SQLite; a write that would deadlock with another
 /// is run again from the start (keep a write closure free of effects outside the store). The change feed's
-/// sequence is given at commit, from a one-row counter locked only while the changes are recorded, so commits
-/// that record changes are serialized for that moment and the sequence has no gaps.
+/// sequences are given just after commit, in a short transaction of their own that numbers every change
+/// committed since the last numbering, so commits never wait for each other and the sequence has no gaps; a
+/// write returns once its changes are numbered (the `Engines` article has the details).
 public final class PostgresStore: DocumentStore {
     /// The store configuration (registry, collections, retention) it was opened with.
     public let configuration: StoreConfiguration
@@ -27,6 +28,8 @@ public final class PostgresStore: DocumentStore {
     let engine: PostgresEngine
     /// Wakes this store's followers when one of its writes commits changes.
     let changeSignal = ChangeSignal()
+    /// Rings ``changeSignal`` when any instance numbers changes; started by the first ``follow(after:in:)``.
+    let listener: PostgresChangeListener
 
     /// Opens the store in `configuration`'s database and schema, creating or upgrading its tables (a schema of a
     /// newer Hangar is refused and left unchanged), and builds the declared indexes not built yet. With
@@ -39,6 +42,9 @@ public final class PostgresStore: DocumentStore {
         store.instruments = engine.instruments
         self.configuration = store
         self.engine = engine
+        listener = PostgresChangeListener(
+            clientConfiguration: engine.clientConfiguration, channel: engine.sql.changes.channel,
+            signal: changeSignal, logger: engine.logger, instruments: engine.instruments)
         do {
             if configuration.store.access == .readOnly {
                 try await engine.requireCurrentSchema()
@@ -58,6 +64,10 @@ public final class PostgresStore: DocumentStore {
             ])
     }
 
+    deinit {
+        listener.cancel()
+    }
+
     /// Opens the store at a `postgres://user:password@host:port/database` URL (in `schema`, default `hangar`).
     public convenience init(url: String, schema: String? = nil, store: StoreConfiguration = StoreConfiguration())
         async throws(HangarError)
@@ -67,6 +77,7 @@ public final class PostgresStore: DocumentStore {
 
     /// Closes the store's connections; transactions started afterwards fail.
     public func close() async {
+        await listener.stop()
         await engine.close()
         engine.instruments.logger.info(
             "Store closed",
@@ -127,8 +138,33 @@ public final class PostgresStore: DocumentStore {
 
     /// Every change after `sequence` (of `collection` only, when given), then each one as it commits, until the
     /// task iterating it is cancelled. A commit through this store wakes it at once; one through another
-    /// instance is seen within about ``Hangar/StoreConfiguration/followPollInterval``.
+    /// instance too, by a notification (`LISTEN` on a connection of the store's own, opened by the first
+    /// follower), and at the latest within about ``Hangar/StoreConfiguration/followPollInterval`` when a
+    /// notification is lost.
     public func follow(after sequence: Int, in collection: String? = nil) -> ChangeFeed {
-        ChangeFeed(reading: self, after: sequence, collection: collection, signal: changeSignal)
+        listener.start()
+        return ChangeFeed(
+            after: sequence, collection: collection, signal: changeSignal,
+            pollInterval: configuration.followPollInterval
+        ) { [self] last, collection, limit in
+            var (changes, lastSequence) = try await changes(after: last, in: collection, limit: limit)
+            // Nothing new: changes whose writer lost its connection between COMMIT and their numbering (if any)
+            // are numbered now, and read.
+            if changes.isEmpty, await engine.numberPendingChanges() {
+                (changes, lastSequence) = try await self.changes(after: last, in: collection, limit: limit)
+            }
+            return ChangeFeed.Batch(changes: changes, lastSequence: lastSequence)
+        }
+    }
+
+    /// The changes after `last` (of `collection`, when given), at most `limit`, and the last sequence, in one
+    /// read transaction.
+    private func changes(after last: Int, in collection: String?, limit: Int) async throws -> ([Change], Int) {
+        try await read { transaction in
+            (
+                try await transaction.changes(since: last, in: collection, limit: limit),
+                try await transaction.lastChangeSequence()
+            )
+        }
     }
 }

@@ -31,6 +31,14 @@ public struct PostgresStoreConfiguration: Sendable {
     /// The server's `idle_in_transaction_session_timeout` on every connection: a session idle inside a
     /// transaction for longer (a frozen client holding locks) is ended by the server; 60 s by default.
     public var idleInTransactionTimeout: Duration = .seconds(60)
+    /// How long the store waits for the answer to any one statement (`BEGIN` and `COMMIT` too) before it closes
+    /// the connection; `nil` (the default): ``statementTimeout`` + 5 s, so the server's own timeout normally
+    /// answers first. A server or network that stops answering gives ``HangarError/connectionLost`` (nothing
+    /// written), or ``HangarError/outcomeUnknown`` during `COMMIT`, once this passed: a call that runs n
+    /// statements answers within ``acquireTimeout`` + n × ``answerDeadline``, whatever the connection does.
+    public var statementDeadline: Duration?
+    /// The deadline in force: ``statementDeadline``, or ``statementTimeout`` + 5 s.
+    public var answerDeadline: Duration { statementDeadline ?? statementTimeout + .seconds(5) }
     /// The Hangar configuration: the registry, the collections' options, the change feed's retention. Its
     /// SQLite settings (synchronous, busy timeout, readers) do not apply.
     public var store: StoreConfiguration
@@ -124,7 +132,7 @@ public struct PostgresStoreConfiguration: Sendable {
         for (name, value) in [
             ("connect timeout", connectTimeout), ("acquire timeout", acquireTimeout),
             ("statement timeout", statementTimeout),
-            ("idle-in-transaction timeout", idleInTransactionTimeout),
+            ("idle-in-transaction timeout", idleInTransactionTimeout), ("statement deadline", answerDeadline),
         ] where value <= .zero {
             throw HangarError(.invalidConfiguration, "The \(name) must be positive")
         }

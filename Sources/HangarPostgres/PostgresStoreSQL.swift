@@ -15,6 +15,8 @@
 /// - `schema_version`: one row, the schema version (``steps``.count once up to date).
 /// - `documents`, `history`, `key_revisions`, `index_entries`, `index_catalog`, `changes`, `change_counter`: as
 ///   in SQLite. `mirror_failures` is not here: mirror files are a local-disk feature of the SQLite store.
+/// - `pending_changes`, the sequence `change_tickets` and the function `number_changes`: the feed's changes
+///   between their transaction's commit and their numbering (``ChangeStatements``).
 package struct PostgresStoreSQL: Sendable {
     /// The schema's name, as validated (``PostgresStoreConfiguration/validateSchema(_:)``).
     package let schema: String
@@ -43,7 +45,7 @@ package struct PostgresStoreSQL: Sendable {
         documents = DocumentStatements(s)
         history = HistoryStatements(s)
         indexes = IndexStatements(s)
-        changes = ChangeStatements(s)
+        changes = ChangeStatements(s, schema: schema)
         locks = LockStatements(s)
     }
 
@@ -159,6 +161,8 @@ package struct PostgresStoreSQL: Sendable {
                 "ALTER TABLE \(s).documents ADD COLUMN key_id text",
                 "ALTER TABLE \(s).history ADD COLUMN key_id text",
             ],
+            // 3: the change feed numbered after commit (PostgresStoreSQL+Changes.swift).
+            ChangeStatements.numberedAfterCommitStep(s),
         ]
     }
 
@@ -170,7 +174,7 @@ package struct PostgresStoreSQL: Sendable {
     package let history: HistoryStatements
     /// `index_entries` and `index_catalog`.
     package let indexes: IndexStatements
-    /// `changes` and `change_counter`.
+    /// `changes`, `change_counter`, `pending_changes` and the feed's numbering.
     package let changes: ChangeStatements
     /// Transaction-scoped advisory locks.
     package let locks: LockStatements
@@ -445,68 +449,6 @@ package struct PostgresStoreSQL: Sendable {
                 ON CONFLICT (collection, name) DO UPDATE SET fingerprint = excluded.fingerprint
                 """
             forgetIndex = "DELETE FROM \(s).index_catalog WHERE collection = $1 AND name = $2"
-        }
-    }
-
-    /// Statements on `changes` and `change_counter` (see ``PostgresChangeRecorder`` for how they are used).
-    package struct ChangeStatements: Sendable {
-        /// last_sequence, last_transaction, pruned_through, without locking (readers).
-        package let counter: String
-        /// last_sequence, last_transaction, pruned_through, locking the counter row until the transaction
-        /// ends: the first change of a write transaction takes it (``PostgresChangeRecorder``).
-        package let lockCounter: String
-        /// Sets $1 the last sequence pruned.
-        package let setPrunedThrough: String
-        /// Records a transaction's changes and advances the counter, in one statement (one round trip, whatever
-        /// the number of changes): $1 the transaction, $2 the last sequence; one array element per change:
-        /// $3 sequence, $4 kind, $5 time, $6 collection, $7 key, $8 revision, $9 major, $10 minor, $11 class tag
-        /// ('' where $12, whether it has one, is false). Returns one row: the first change committed before
-        /// this statement after $13 and at $14 or later (``firstChangeNotOlderThan``; NULL when $13 is).
-        package let recordChangesAndAdvanceCounter: String
-        /// The columns a change is read from, in order.
-        package static let columns =
-            "sequence, transaction_id, collection, key, revision, kind, major, minor, class_tag, committed_at"
-        /// Changes after $1, oldest first, at most $2 (NULL: all).
-        package let changesSince: String
-        /// Changes of collection $3 after $1, oldest first, at most $2 (NULL: all).
-        package let changesOfCollectionSince: String
-        /// Drops the changes up to $1.
-        package let pruneChanges: String
-        /// The first change after $1 committed at $2 or later.
-        package let firstChangeNotOlderThan: String
-
-        init(_ s: String) {
-            counter = "SELECT last_sequence, last_transaction, pruned_through FROM \(s).change_counter WHERE id = 1"
-            lockCounter = counter + " FOR UPDATE"
-            setPrunedThrough = "UPDATE \(s).change_counter SET pruned_through = $1 WHERE id = 1"
-            recordChangesAndAdvanceCounter = """
-                WITH recorded AS (
-                    INSERT INTO \(s).changes
-                        (sequence, transaction_id, kind, committed_at, collection, key, revision, major, minor,
-                         class_tag)
-                    SELECT c.sequence, $1, c.kind, c.committed_at, c.collection, c.key, c.revision, c.major, c.minor,
-                        CASE WHEN c.has_class_tag THEN c.class_tag END
-                    FROM unnest($3::bigint[], $4::text[], $5::double precision[], $6::text[], $7::text[],
-                        $8::bigint[], $9::bigint[], $10::bigint[], $11::text[], $12::boolean[])
-                        AS c(sequence, kind, committed_at, collection, key, revision, major, minor, class_tag,
-                             has_class_tag)
-                )
-                UPDATE \(s).change_counter SET last_sequence = $2, last_transaction = $1 WHERE id = 1
-                RETURNING (SELECT sequence FROM \(s).changes WHERE sequence > $13::bigint
-                    AND committed_at >= $14::double precision ORDER BY sequence LIMIT 1)
-                """
-            let columns = Self.columns
-            changesSince = """
-                SELECT \(columns) FROM \(s).changes WHERE sequence > $1 ORDER BY sequence LIMIT $2::bigint
-                """
-            changesOfCollectionSince = """
-                SELECT \(columns) FROM \(s).changes WHERE collection = $3 AND sequence > $1 ORDER BY sequence
-                LIMIT $2::bigint
-                """
-            pruneChanges = "DELETE FROM \(s).changes WHERE sequence <= $1"
-            firstChangeNotOlderThan = """
-                SELECT sequence FROM \(s).changes WHERE sequence > $1 AND committed_at >= $2 ORDER BY sequence LIMIT 1
-                """
         }
     }
 }

@@ -42,6 +42,8 @@ package struct PostgresTransactionOptions: Sendable, Hashable {
     package static let write = Self(isolation: .readCommitted, readOnly: false, maximumAttempts: 5)
     /// One read statement on its own (autocommit): its own snapshot, no `BEGIN`/`COMMIT` round trips.
     package static let singleRead = Self(isolation: .readCommitted, readOnly: true, singleStatement: true)
+    /// One write statement on its own (autocommit): the change feed's numbering after a commit.
+    package static let singleWrite = Self(isolation: .readCommitted, readOnly: false, singleStatement: true)
 
     /// The `BEGIN` statement.
     var begin: String { "BEGIN ISOLATION LEVEL \(isolation.rawValue) \(readOnly ? "READ ONLY" : "READ WRITE")" }
@@ -64,12 +66,18 @@ package final class PostgresTransaction {
     /// The first statement failure: the transaction can only roll back.
     package private(set) var failure: HangarError?
     let logger: Logger
+    /// How long a statement's answer is waited for (``PostgresStoreConfiguration/answerDeadline``).
+    let deadline: Duration
 
-    init(connection: PostgresConnection, sql: PostgresStoreSQL, options: PostgresTransactionOptions, logger: Logger) {
+    init(
+        connection: PostgresConnection, sql: PostgresStoreSQL, options: PostgresTransactionOptions, logger: Logger,
+        deadline: Duration
+    ) {
         self.connection = connection
         self.sql = sql
         self.options = options
         self.logger = logger
+        self.deadline = deadline
     }
 
     /// Runs `statement` with `binds` and returns its rows.
@@ -78,15 +86,20 @@ package final class PostgresTransaction {
     {
         if let failure { throw failure }
         // A statement written to a connection the server closed is never answered (postgres-nio drops the
-        // write): check first. (A close racing this check is not covered.)
+        // write): check first. A close racing this check is covered by the deadline.
         guard !connection.isClosed else {
             let closed = HangarError.postgresConnectionClosed(sql: statement)
             failure = closed
             throw closed
         }
         do {
-            let rows = try await connection.query(PostgresQuery(unsafeSQL: statement, binds: binds), logger: logger)
-            return try await rows.collect()
+            return try await connection.rows(
+                PostgresQuery(unsafeSQL: statement, binds: binds), within: deadline, logger: logger)
+        } catch let expired as StatementDeadlineExpired {
+            let mapped = HangarError.postgresNoAnswer(
+                sql: statement, phase: .statement, deadline: expired.deadline, underlying: expired)
+            failure = mapped
+            throw mapped
         } catch {
             let mapped = HangarError.postgres(error, sql: statement, phase: .statement)
             failure = mapped

@@ -23,7 +23,8 @@ struct Options {
                             memory, process, store-batch-save, store-single-save, store-load, store-upgrade,
                             follow-in-process, follow-cross-process (follower latency), postgres-batch-save,
                             postgres-single-save, postgres-load, postgres-index-query, postgres-throughput,
-                            postgres-mixed (PostgreSQL: need HANGAR_BENCH_POSTGRES_URL or HANGAR_TEST_POSTGRES_URL),
+                            postgres-mixed, postgres-follow (PostgreSQL: need HANGAR_BENCH_POSTGRES_URL or
+                            HANGAR_TEST_POSTGRES_URL),
                             server-get, server-update (pilots-server against the hand-written baseline over HTTP)
                             (e.g. --filter datasets, --filter decode, --filter store, --filter follow, --filter postgres,
                             --filter server)

@@ -18,6 +18,7 @@ enum PostgresOperation: String, CaseIterable {
     case indexQuery = "postgres-index-query"
     case throughput = "postgres-throughput"
     case mixed = "postgres-mixed"
+    case follow = "postgres-follow"
 }
 
 struct PostgresPlan {
@@ -329,6 +330,9 @@ func runPostgresSection(options: Options) throws {
                 "\(plan.queries) equality queries on a declared index (airplanes.registrationNumber), one read "
                     + "transaction", plan.queries, try bench.indexQueryContenders()
             )
+        case .follow:
+            try runPostgresFollowRow(server: server, quick: options.quick)
+            continue
         case .throughput, .mixed:
             for clients in plan.clients {
                 let list = try bench.throughputContenders(clients: clients, mixed: operation == .mixed)
