@@ -85,7 +85,8 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
                 // postgres-nio's own dependency: a store is a `Service` of the application's `ServiceGroup`.
                 .product(
-                    name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Postgres"])),
+                    name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Postgres"])
+                ),
             ],
             swiftSettings: strictSettings
         ),

@@ -1,6 +1,6 @@
 public import Hangar
-import HangarSQLite
 import HangarPostgres
+import HangarSQLite
 public import Hummingbird
 public import Logging
 import ServiceLifecycle

@@ -1,8 +1,8 @@
 import Foundation
 import HTTPTypes
 import Hangar
-import HangarSQLite
 import HangarPostgres
+import HangarSQLite
 import HangarTestSupport
 import Hummingbird
 import HummingbirdTesting
