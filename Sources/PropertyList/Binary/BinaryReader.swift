@@ -5,9 +5,8 @@
 /// once and memoized by object number, so shared references cost nothing; a budget counts the values the
 /// tree holds once shared references are expanded, and an on-path bit per object catches cycles.
 ///
-/// Mappings this module documents: a UID (`8n`, NSKeyedArchiver) reads as the dictionary
-/// `{"CF$UID": n}`, the form Apple's XML writer uses for it. Sets, null, fill, URLs, UUIDs and the
-/// `bplist1x` formats are `unsupported` errors.
+/// A UID (`8n`, NSKeyedArchiver) reads as ``PropertyList/uid(_:)``: n+1 bytes (1 to 16), as CF reads it, with
+/// CF's range 0 … 2^32−1. Sets, null, fill, URLs, UUIDs and the `bplist1x` formats are `unsupported` errors.
 enum BinaryReader {
     static func read(_ bytes: [UInt8], limits: DecodingLimits) throws(PropertyListError) -> PropertyList {
         try withByteReader(bytes) { (reader) throws(PropertyListError) -> PropertyList in
@@ -236,14 +235,7 @@ struct BinaryDecoder {
             }
             return .string(string)
         case 0x8:
-            // NSKeyedArchiver's UID: n+1 bytes, mapped to the dictionary Apple's XML writer uses for it.
-            let width = info + 1
-            guard width <= 8 else {
-                throw PropertyListError(
-                    .binaryStructure("A UID of \(width) bytes is not valid (at most 8)"), at: .byteOffset(start))
-            }
-            try checkPayload(start: start + 1, count: width, elementSize: 1, at: start)
-            return .dictionary(["CF$UID": .integer(.init(reader.bigEndianUInt(at: start + 1, width: width)))])
+            return .uid(try uid(at: start, width: info + 1))
         case 0xA:
             return .array(try array(object: object, marker: marker, at: start, depth: depth))
         case 0xC:
@@ -324,6 +316,28 @@ struct BinaryDecoder {
             throw PropertyListError(
                 .numberOutOfRange("A 16-byte integer is outside −2^63 … 2^64−1"), at: .byteOffset(start))
         }
+    }
+
+    /// A UID of `width` bytes (1 to 16, big-endian, not necessarily the fewest): CF's range is 0 … 2^32−1
+    /// (`_CFKeyedArchiverUIDCreate` takes a `uint32_t`), so a larger value is refused, as CF and libplist refuse
+    /// the whole file. CF keeps only the low 64 bits of a wider payload (a 16-byte 2^64+5 reads as 5 there); here
+    /// any non-zero byte above the low four is out of range, so no value is silently cut.
+    private func uid(at start: Int, width: Int) throws(PropertyListError) -> UInt32 {
+        try checkPayload(start: start + 1, count: width, elementSize: 1, at: start)
+        var high: UInt64 = 0
+        var index = start + 1
+        while index < start + 1 + width - 4 {
+            high |= UInt64(reader[index])
+            index += 1
+        }
+        let lowWidth = min(width, 4)
+        let low = reader.bigEndianUInt(at: start + 1 + width - lowWidth, width: lowWidth)
+        guard high == 0, low <= UInt64(UInt32.max) else {
+            throw PropertyListError(
+                .numberOutOfRange("A UID of \(width) bytes is above 2^32−1, the largest a keyed archive holds"),
+                at: .byteOffset(start))
+        }
+        return UInt32(truncatingIfNeeded: low)
     }
 
     /// The count of a data, string or container object and where its payload starts, the payload checked to
