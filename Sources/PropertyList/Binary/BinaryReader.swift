@@ -8,10 +8,14 @@
 /// A UID (`8n`, NSKeyedArchiver) reads as ``PropertyList/uid(_:)``: n+1 bytes (1 to 16), as CF reads it, with
 /// CF's range 0 … 2^32−1. Sets, null, fill, URLs, UUIDs and the `bplist1x` formats are `unsupported` errors.
 enum BinaryReader {
-    static func read(_ bytes: [UInt8], limits: DecodingLimits) throws(PropertyListError) -> PropertyList {
+    /// `plain` turns off what only saves memory (keeping only shared objects, sharing key arrays): the tests
+    /// check that both ways give the same value or the same error.
+    static func read(_ bytes: [UInt8], limits: DecodingLimits, plain: Bool = false) throws(PropertyListError)
+        -> PropertyList
+    {
         try withByteReader(bytes) { (reader) throws(PropertyListError) -> PropertyList in
             let trailer = try Trailer(reader, limits: limits)
-            var decoder = try BinaryDecoder(reader, trailer: trailer, limits: limits)
+            var decoder = try BinaryDecoder(reader, trailer: trailer, limits: limits, plain: plain)
             return try decoder.decodeRoot()
         }
     }
@@ -99,22 +103,27 @@ struct BinaryDecoder {
     private let reader: ByteReader
     private let trailer: Trailer
     private let limits: DecodingLimits
-    /// Object number → ``onPathBit`` while its children are being decoded (a reference back to it is a cycle),
-    /// else 1 + its index in `kept` once decoded and kept, else 0. One 4-byte word an object keeps the decoder's
-    /// own memory small beside the value it builds.
+    /// Object number → ``onPathBit`` while its children are being decoded (a reference back to it is a cycle);
+    /// ``SharedObjects/sharedBit`` when more than one reference points at it; in the low bits
+    /// (``SharedObjects/indexMask``) 1 + its index in `kept` once decoded and kept, else 0. One 4-byte word an
+    /// object keeps the decoder's own memory small beside the value it builds.
     private var slots: [UInt32]
     private static let onPathBit: UInt32 = 1 << 31
-    /// The decoded objects worth keeping, with how many values each holds (shared children counted every time):
-    /// containers, so that a shared one is neither decoded nor counted item by item again, and heap-backed
-    /// leaves (long strings, data), so that references to one share its storage. A small leaf costs less to
-    /// decode again at each reference than a kept copy for every object would.
+    /// The decoded objects worth keeping, with how many values each holds (shared children counted every time),
+    /// among those referenced more than once: containers, so that a shared one is neither decoded nor counted
+    /// item by item again, and heap-backed leaves (long strings, data), so that references to one share its
+    /// storage. A small leaf costs less to decode again at each reference than a kept copy for every object would.
     private var kept: [(value: PropertyList, size: Int)] = []
+    /// Key arrays shared between dictionaries with the same keys (when `sharingKeys`).
+    private var keyLists = KeyLists()
+    private let sharingKeys: Bool
     /// The expansion budget.
     private let maxExpandedNodes: Int
     /// Values produced so far, shared references counted as often as they are used.
     private var expandedCount = 0
 
-    init(_ reader: ByteReader, trailer: Trailer, limits: DecodingLimits) throws(PropertyListError) {
+    init(_ reader: ByteReader, trailer: Trailer, limits: DecodingLimits, plain: Bool = false) throws(PropertyListError)
+    {
         self.reader = reader
         self.trailer = trailer
         self.limits = limits
@@ -131,7 +140,8 @@ struct BinaryDecoder {
                     at: .byteOffset(entry))
             }
         }
-        slots = Array(repeating: 0, count: trailer.objectCount)
+        slots = plain ? SharedObjects.allShared(trailer) : SharedObjects.slots(reader, trailer: trailer)
+        sharingKeys = !plain
         maxExpandedNodes = limits.maxExpandedNodes
     }
 
@@ -148,16 +158,17 @@ struct BinaryDecoder {
         guard slot & Self.onPathBit == 0 else {
             throw PropertyListError(.referenceCycle(object: object), at: .byteOffset(site))
         }
-        if slot != 0 {
-            let entry = kept[Int(slot) - 1]
+        let index = slot & SharedObjects.indexMask
+        if index != 0 {
+            let entry = kept[Int(index) - 1]
             try count(entry.size, at: site)
             return entry.value
         }
         let before = expandedCount
         let result = try decode(object: object, depth: depth)
-        if Self.isWorthKeeping(result) {
+        if slot & SharedObjects.sharedBit != 0, Self.isWorthKeeping(result) {
             kept.append((result, expandedCount - before))
-            slots[object] = UInt32(truncatingIfNeeded: kept.count)
+            slots[object] = SharedObjects.sharedBit | UInt32(truncatingIfNeeded: kept.count)
         }
         return result
     }
@@ -255,14 +266,14 @@ struct BinaryDecoder {
         -> [PropertyList]
     {
         let (length, refs) = try containerHeader(marker: marker, at: start, depth: depth, refsPerEntry: 1)
-        slots[object] = Self.onPathBit
+        slots[object] |= Self.onPathBit
         var elements = [PropertyList]()
         elements.reserveCapacity(length)
         for index in 0..<length {
             let site = refs + index * trailer.objectRefSize
             elements.append(try value(object: try reference(at: site), depth: depth + 1, referencedAt: site))
         }
-        slots[object] = 0
+        slots[object] &= ~Self.onPathBit
         return elements
     }
 
@@ -270,25 +281,42 @@ struct BinaryDecoder {
         -> PropertyList.Dictionary
     {
         let (length, refs) = try containerHeader(marker: marker, at: start, depth: depth, refsPerEntry: 2)
-        slots[object] = Self.onPathBit
+        slots[object] |= Self.onPathBit
+        let keyBytes = length * trailer.objectRefSize
+        let hash = reader.hash(at: refs, count: keyBytes)
+        // The same key references as an earlier dictionary: the same string objects, so the same keys, already
+        // checked to be strings in ascending order. Each still counts one value, where it did when decoded.
+        let known = sharingKeys ? keyLists.keys(reader, refs: refs, byteCount: keyBytes, hash: hash) : nil
         var keys: [String] = []
         var values: [PropertyList] = []
-        keys.reserveCapacity(length)
+        if known == nil { keys.reserveCapacity(length) }
         values.reserveCapacity(length)
-        let valueRefs = refs + length * trailer.objectRefSize
+        let valueRefs = refs + keyBytes
         for index in 0..<length {
             let keySite = refs + index * trailer.objectRefSize
-            let keyObject = try reference(at: keySite)
-            guard case .string(let key) = try value(object: keyObject, depth: depth + 1, referencedAt: keySite) else {
-                throw PropertyListError(.nonStringKey(object: keyObject), at: .byteOffset(keySite))
+            if known != nil {
+                // Where decoding the key would have counted it: at the reference if kept, else at the object.
+                let keyObject = try reference(at: keySite)
+                try count(1, at: slots[keyObject] & SharedObjects.indexMask != 0 ? keySite : offset(of: keyObject))
+            } else {
+                let keyObject = try reference(at: keySite)
+                guard case .string(let key) = try value(object: keyObject, depth: depth + 1, referencedAt: keySite)
+                else {
+                    throw PropertyListError(.nonStringKey(object: keyObject), at: .byteOffset(keySite))
+                }
+                keys.append(key)
             }
             let valueSite = valueRefs + index * trailer.objectRefSize
-            keys.append(key)
             values.append(try value(object: try reference(at: valueSite), depth: depth + 1, referencedAt: valueSite))
         }
-        slots[object] = 0
-        // A key given twice keeps its last value, as Apple's XML reader, CPython and go-plist do.
-        return PropertyList.Dictionary(keys: keys, values: values, uniquingKeysWith: { _, last in last })
+        slots[object] &= ~Self.onPathBit
+        if let known { return PropertyList.Dictionary(ascendingKeys: known, values: values) }
+        guard PropertyList.Dictionary.isAscending(keys) else {
+            // A key given twice keeps its last value, as Apple's XML reader, CPython and go-plist do.
+            return PropertyList.Dictionary(keys: keys, values: values, uniquingKeysWith: { _, last in last })
+        }
+        keyLists.remember(keys, refs: refs, byteCount: keyBytes, hash: hash)
+        return PropertyList.Dictionary(ascendingKeys: keys, values: values)
     }
 
     // MARK: Scalars and counts
