@@ -35,3 +35,44 @@ func roundTrip(
     let lossy = format == .xml && value.firstSubsecondDatePath != nil
     if mustHold, !lossy, again != value { fatalError("round trip through \(format) changed the value") }
 }
+
+/// A value holding a UID must come back from XML with its UIDs, as CF writes and reads them (`CF$UID`
+/// dictionaries), unless XML cannot tell it apart: a dictionary that is itself `{CF$UID: 0 … 2^32−1}` reads back
+/// as a UID, and a date's fraction is dropped. A value XML cannot hold (a control character) may fail to encode.
+func uidsSurviveXML(_ value: PropertyList) {
+    guard value.holdsUID, !value.holdsUIDShapedDictionary, value.firstSubsecondDatePath == nil else { return }
+    let xml: [UInt8]
+    do {
+        xml = try value.encoded(as: .xml)
+    } catch {
+        if error.code == .unrepresentable { return }
+        fatalError("a value with UIDs failed to encode as XML: \(error)")
+    }
+    guard let again = try? PropertyList(xml: xml) else { fatalError("XML with UIDs failed to decode") }
+    if again != value { fatalError("a value with UIDs changed through XML") }
+}
+
+extension PropertyList {
+    fileprivate var holdsUID: Bool {
+        switch self {
+        case .uid: true
+        case .array(let elements): elements.contains { $0.holdsUID }
+        case .dictionary(let entries): entries.values.contains { $0.holdsUID }
+        default: false
+        }
+    }
+
+    fileprivate var holdsUIDShapedDictionary: Bool {
+        switch self {
+        case .dictionary(let entries):
+            if entries.count == 1, entries.keys[0].utf8.elementsEqual("CF$UID".utf8),
+                let integer = entries.values[0].integerValue, let bits = integer.uint64Value, bits <= UInt32.max
+            {
+                return true
+            }
+            return entries.values.contains { $0.holdsUIDShapedDictionary }
+        case .array(let elements): return elements.contains { $0.holdsUIDShapedDictionary }
+        default: return false
+        }
+    }
+}

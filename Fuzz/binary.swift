@@ -9,5 +9,6 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ count: Int) -> Int32 {
         return 0
     }
     roundTrip(value, as: .binary)
+    uidsSurviveXML(value)
     return 0
 }

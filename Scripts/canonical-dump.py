@@ -9,7 +9,7 @@ decoded values the same way, and the conformance tests compare the two.
 
 Grammar: s"…" string (JSON escapes), i123 integer, r<16 hex digits> real bit pattern, d<16 hex digits>
 date (seconds since 2001-01-01 as a double's bits), x<hex> data, T/F Booleans, [a,b] arrays,
-{"k":v,…} dictionaries with keys sorted by code point. A UID reads as {"CF$UID":iN}, the mapping Hangar documents.
+{"k":v,…} dictionaries with keys sorted by code point. A UID reads as {"CF$UID":iN}, the form CF's XML writes for it.
 """
 import datetime, json, plistlib, struct, sys, os
 

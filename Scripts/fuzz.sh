@@ -10,7 +10,7 @@
 # and may name extra seed folders the same way:   // fuzz-seeds: Migrations/Pilots
 # Every module is built with -sanitize=fuzzer,address. A failed compile fails the script (no stale fuzzer runs).
 #
-# Seeds come from Tests/Corpus{,/invalid,/wild/files}, Tests/PropertyListTests/Fixtures/{valid,invalid}, Fuzz/seeds/TARGET and the
+# Seeds come from Tests/Corpus{,/invalid,/wild/files,/libplist}, Tests/PropertyListTests/Fixtures/{valid,invalid}, Fuzz/seeds/TARGET and the
 # target's fuzz-seeds folders; the working corpus and any crash files go under .build-fuzz/TARGET/. Exit status 1
 # when a crash, leak, timeout or OOM file exists in .build-fuzz/TARGET/artifacts: turn it into a named fixture and
 # a test, fix it, then delete it.
@@ -64,7 +64,7 @@ compile "${flags[@]}" -module-name "Fuzz$target" Fuzz/RoundTrip.swift "Fuzz/$tar
 
 seeds=("$out/corpus")
 mapfile -t extra_seeds < <(sed -n 's|^// fuzz-seeds: *||p' "Fuzz/$target.swift")
-for dir in Tests/Corpus Tests/Corpus/invalid Tests/Corpus/wild/files Tests/PropertyListTests/Fixtures/valid \
+for dir in Tests/Corpus Tests/Corpus/invalid Tests/Corpus/wild/files Tests/Corpus/libplist Tests/PropertyListTests/Fixtures/valid \
     Tests/PropertyListTests/Fixtures/invalid "Fuzz/seeds/$target" "${extra_seeds[@]}"; do
     [[ -d $dir ]] && seeds+=("$dir")
 done

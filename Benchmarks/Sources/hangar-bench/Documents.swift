@@ -290,5 +290,8 @@ func foundationObject(_ value: PropertyList) -> NSObject {
         let keys = entries.keys.map { NSString(string: $0) }
         let objects = entries.values.map(foundationObject)
         return NSDictionary(objects: objects, forKeys: keys)
+    case .uid(let uid):
+        // Foundation has no public UID type; the benchmark documents hold none.
+        return NSDictionary(object: NSNumber(value: uid), forKey: NSString(string: "CF$UID"))
     }
 }

@@ -13,6 +13,7 @@ package import PropertyList
 /// - Dates (`0x30`): their seconds since 2001 encoded as a number.
 /// - Strings (`0x40`): their UTF-8 bytes (scalar order; NUL characters included as they are).
 /// - Data (`0x50`): its bytes.
+/// - UIDs (`0x60`): their value in 4 big-endian bytes (a UID is never equal to the integer of the same value).
 ///
 /// Arrays and dictionaries are not index values.
 package enum IndexValue {
@@ -21,6 +22,7 @@ package enum IndexValue {
     static let dateTag: UInt8 = 0x30
     static let stringTag: UInt8 = 0x40
     static let dataTag: UInt8 = 0x50
+    static let uidTag: UInt8 = 0x60
 
     /// The stored form of `value`, or `nil` when `value` is not indexed (NaN, arrays, dictionaries).
     package static func encoded(_ value: PropertyList) -> [UInt8]? {
@@ -35,6 +37,11 @@ package enum IndexValue {
         case .date(let seconds): return number(seconds).map { [dateTag] + $0 }
         case .string(let string): return [stringTag] + Array(string.utf8)
         case .data(let bytes): return [dataTag] + bytes
+        case .uid(let uid):
+            return [
+                uidTag, UInt8(truncatingIfNeeded: uid >> 24), UInt8(truncatingIfNeeded: uid >> 16),
+                UInt8(truncatingIfNeeded: uid >> 8), UInt8(truncatingIfNeeded: uid),
+            ]
         case .array, .dictionary: return nil
         }
     }

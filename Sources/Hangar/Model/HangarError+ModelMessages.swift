@@ -56,6 +56,7 @@ extension PropertyList {
         case .data(let bytes): return "data (\(bytes.count) \(bytes.count == 1 ? "byte" : "bytes"))"
         case .array(let elements): return "array (\(elements.count) \(elements.count == 1 ? "element" : "elements"))"
         case .dictionary(let entries): return "dictionary (\(entries.count) \(entries.count == 1 ? "key" : "keys"))"
+        case .uid(let value): return "uid \(value)"
         }
     }
 }

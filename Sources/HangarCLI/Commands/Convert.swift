@@ -10,8 +10,8 @@ struct Convert: ParsableCommand {
             The input format is detected (binary, XML, OpenStep or JSON). Without -o the file is rewritten \
             in place, atomically; `-o -` writes to standard output.
             XML holds whole seconds only: a date's fraction is dropped, with a warning on standard error.
-            JSON holds no dates or data: such a value is an error naming its path, unless --lossy writes \
-            them as ISO-8601 and base64 strings.
+            JSON holds no dates, data or UIDs: such a value is an error naming its path, unless --lossy \
+            writes them as ISO-8601 strings, base64 strings and {"CF$UID": n}.
             """
     )
 
@@ -39,7 +39,7 @@ struct Convert: ParsableCommand {
     @Flag(name: [.customShort("r"), .long], help: "JSON only: indent the output for people.")
     var pretty = false
 
-    @Flag(help: "JSON only: write dates as ISO-8601 strings and data as base64 strings instead of failing.")
+    @Flag(help: "JSON only: write dates as ISO-8601 strings, data as base64 and UIDs as {\"CF$UID\": n}, not fail.")
     var lossy = false
 
     mutating func validate() throws {
@@ -55,10 +55,14 @@ struct Convert: ParsableCommand {
         do throws(PropertyListError) {
             bytes = try value.encoded(as: target.format, options: options)
         } catch {
-            let refusedDateOrData =
-                (error.reason == .dateInJSON || error.reason == .dataInJSON) && !lossy
-            guard refusedDateOrData else { throw FileFailure(path: file, error) }
-            throw FileFailure(path: file, reason: "\(error); --lossy writes dates and data as strings")
+            guard !lossy else { throw FileFailure(path: file, error) }
+            if error.reason == .dateInJSON || error.reason == .dataInJSON {
+                throw FileFailure(path: file, reason: "\(error); --lossy writes dates and data as strings")
+            }
+            if error.reason == .uidInJSON {
+                throw FileFailure(path: file, reason: "\(error); --lossy writes a UID as {\"CF$UID\": n}")
+            }
+            throw FileFailure(path: file, error)
         }
         if target == .xml1, let path = value.firstSubsecondDatePath {
             printError(

@@ -10,6 +10,9 @@ import PropertyList
 ///         0 => "N12345"
 ///       ]
 ///     }
+///
+/// A UID prints as plutil prints CF's `CFKeyedArchiverUID`, `<CFKeyedArchiverUID>{value = 2}`, without the two
+/// memory addresses plutil shows inside the angle brackets (they change from run to run).
 enum TreePrinter {
     static func render(_ value: PropertyList) -> String {
         var out = ""
@@ -27,6 +30,7 @@ enum TreePrinter {
         case .boolean(let flag): out += flag ? "true" : "false"
         case .date(let seconds): out += formatDate(seconds)
         case .data(let bytes): out += dataDescription(bytes)
+        case .uid(let uid): out += "<CFKeyedArchiverUID>{value = \(uid)}"
         case .array(let elements):
             out += "[\n"
             for (index, element) in elements.enumerated() {

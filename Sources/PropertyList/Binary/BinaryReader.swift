@@ -5,14 +5,17 @@
 /// once and memoized by object number, so shared references cost nothing; a budget counts the values the
 /// tree holds once shared references are expanded, and an on-path bit per object catches cycles.
 ///
-/// Mappings this module documents: a UID (`8n`, NSKeyedArchiver) reads as the dictionary
-/// `{"CF$UID": n}`, the form Apple's XML writer uses for it. Sets, null, fill, URLs, UUIDs and the
-/// `bplist1x` formats are `unsupported` errors.
+/// A UID (`8n`, NSKeyedArchiver) reads as ``PropertyList/uid(_:)``: n+1 bytes (1 to 16), as CF reads it, with
+/// CF's range 0 … 2^32−1. Sets, null, fill, URLs, UUIDs and the `bplist1x` formats are `unsupported` errors.
 enum BinaryReader {
-    static func read(_ bytes: [UInt8], limits: DecodingLimits) throws(PropertyListError) -> PropertyList {
+    /// `plain` turns off what only saves memory (keeping only shared objects, sharing key arrays): the tests
+    /// check that both ways give the same value or the same error.
+    static func read(_ bytes: [UInt8], limits: DecodingLimits, plain: Bool = false) throws(PropertyListError)
+        -> PropertyList
+    {
         try withByteReader(bytes) { (reader) throws(PropertyListError) -> PropertyList in
             let trailer = try Trailer(reader, limits: limits)
-            var decoder = try BinaryDecoder(reader, trailer: trailer, limits: limits)
+            var decoder = try BinaryDecoder(reader, trailer: trailer, limits: limits, plain: plain)
             return try decoder.decodeRoot()
         }
     }
@@ -100,22 +103,27 @@ struct BinaryDecoder {
     private let reader: ByteReader
     private let trailer: Trailer
     private let limits: DecodingLimits
-    /// Object number → ``onPathBit`` while its children are being decoded (a reference back to it is a cycle),
-    /// else 1 + its index in `kept` once decoded and kept, else 0. One 4-byte word an object keeps the decoder's
-    /// own memory small beside the value it builds.
+    /// Object number → ``onPathBit`` while its children are being decoded (a reference back to it is a cycle);
+    /// ``SharedObjects/sharedBit`` when more than one reference points at it; in the low bits
+    /// (``SharedObjects/indexMask``) 1 + its index in `kept` once decoded and kept, else 0. One 4-byte word an
+    /// object keeps the decoder's own memory small beside the value it builds.
     private var slots: [UInt32]
     private static let onPathBit: UInt32 = 1 << 31
-    /// The decoded objects worth keeping, with how many values each holds (shared children counted every time):
-    /// containers, so that a shared one is neither decoded nor counted item by item again, and heap-backed
-    /// leaves (long strings, data), so that references to one share its storage. A small leaf costs less to
-    /// decode again at each reference than a kept copy for every object would.
+    /// The decoded objects worth keeping, with how many values each holds (shared children counted every time),
+    /// among those referenced more than once: containers, so that a shared one is neither decoded nor counted
+    /// item by item again, and heap-backed leaves (long strings, data), so that references to one share its
+    /// storage. A small leaf costs less to decode again at each reference than a kept copy for every object would.
     private var kept: [(value: PropertyList, size: Int)] = []
+    /// Key arrays shared between dictionaries with the same keys (when `sharingKeys`).
+    private var keyLists = KeyLists()
+    private let sharingKeys: Bool
     /// The expansion budget.
     private let maxExpandedNodes: Int
     /// Values produced so far, shared references counted as often as they are used.
     private var expandedCount = 0
 
-    init(_ reader: ByteReader, trailer: Trailer, limits: DecodingLimits) throws(PropertyListError) {
+    init(_ reader: ByteReader, trailer: Trailer, limits: DecodingLimits, plain: Bool = false) throws(PropertyListError)
+    {
         self.reader = reader
         self.trailer = trailer
         self.limits = limits
@@ -132,7 +140,8 @@ struct BinaryDecoder {
                     at: .byteOffset(entry))
             }
         }
-        slots = Array(repeating: 0, count: trailer.objectCount)
+        slots = plain ? SharedObjects.allShared(trailer) : SharedObjects.slots(reader, trailer: trailer)
+        sharingKeys = !plain
         maxExpandedNodes = limits.maxExpandedNodes
     }
 
@@ -149,16 +158,17 @@ struct BinaryDecoder {
         guard slot & Self.onPathBit == 0 else {
             throw PropertyListError(.referenceCycle(object: object), at: .byteOffset(site))
         }
-        if slot != 0 {
-            let entry = kept[Int(slot) - 1]
+        let index = slot & SharedObjects.indexMask
+        if index != 0 {
+            let entry = kept[Int(index) - 1]
             try count(entry.size, at: site)
             return entry.value
         }
         let before = expandedCount
         let result = try decode(object: object, depth: depth)
-        if Self.isWorthKeeping(result) {
+        if slot & SharedObjects.sharedBit != 0, Self.isWorthKeeping(result) {
             kept.append((result, expandedCount - before))
-            slots[object] = UInt32(truncatingIfNeeded: kept.count)
+            slots[object] = SharedObjects.sharedBit | UInt32(truncatingIfNeeded: kept.count)
         }
         return result
     }
@@ -236,14 +246,7 @@ struct BinaryDecoder {
             }
             return .string(string)
         case 0x8:
-            // NSKeyedArchiver's UID: n+1 bytes, mapped to the dictionary Apple's XML writer uses for it.
-            let width = info + 1
-            guard width <= 8 else {
-                throw PropertyListError(
-                    .binaryStructure("A UID of \(width) bytes is not valid (at most 8)"), at: .byteOffset(start))
-            }
-            try checkPayload(start: start + 1, count: width, elementSize: 1, at: start)
-            return .dictionary(["CF$UID": .integer(.init(reader.bigEndianUInt(at: start + 1, width: width)))])
+            return .uid(try uid(at: start, width: info + 1))
         case 0xA:
             return .array(try array(object: object, marker: marker, at: start, depth: depth))
         case 0xC:
@@ -263,14 +266,14 @@ struct BinaryDecoder {
         -> [PropertyList]
     {
         let (length, refs) = try containerHeader(marker: marker, at: start, depth: depth, refsPerEntry: 1)
-        slots[object] = Self.onPathBit
+        slots[object] |= Self.onPathBit
         var elements = [PropertyList]()
         elements.reserveCapacity(length)
         for index in 0..<length {
             let site = refs + index * trailer.objectRefSize
             elements.append(try value(object: try reference(at: site), depth: depth + 1, referencedAt: site))
         }
-        slots[object] = 0
+        slots[object] &= ~Self.onPathBit
         return elements
     }
 
@@ -278,25 +281,42 @@ struct BinaryDecoder {
         -> PropertyList.Dictionary
     {
         let (length, refs) = try containerHeader(marker: marker, at: start, depth: depth, refsPerEntry: 2)
-        slots[object] = Self.onPathBit
+        slots[object] |= Self.onPathBit
+        let keyBytes = length * trailer.objectRefSize
+        let hash = reader.hash(at: refs, count: keyBytes)
+        // The same key references as an earlier dictionary: the same string objects, so the same keys, already
+        // checked to be strings in ascending order. Each still counts one value, where it did when decoded.
+        let known = sharingKeys ? keyLists.keys(reader, refs: refs, byteCount: keyBytes, hash: hash) : nil
         var keys: [String] = []
         var values: [PropertyList] = []
-        keys.reserveCapacity(length)
+        if known == nil { keys.reserveCapacity(length) }
         values.reserveCapacity(length)
-        let valueRefs = refs + length * trailer.objectRefSize
+        let valueRefs = refs + keyBytes
         for index in 0..<length {
             let keySite = refs + index * trailer.objectRefSize
-            let keyObject = try reference(at: keySite)
-            guard case .string(let key) = try value(object: keyObject, depth: depth + 1, referencedAt: keySite) else {
-                throw PropertyListError(.nonStringKey(object: keyObject), at: .byteOffset(keySite))
+            if known != nil {
+                // Where decoding the key would have counted it: at the reference if kept, else at the object.
+                let keyObject = try reference(at: keySite)
+                try count(1, at: slots[keyObject] & SharedObjects.indexMask != 0 ? keySite : offset(of: keyObject))
+            } else {
+                let keyObject = try reference(at: keySite)
+                guard case .string(let key) = try value(object: keyObject, depth: depth + 1, referencedAt: keySite)
+                else {
+                    throw PropertyListError(.nonStringKey(object: keyObject), at: .byteOffset(keySite))
+                }
+                keys.append(key)
             }
             let valueSite = valueRefs + index * trailer.objectRefSize
-            keys.append(key)
             values.append(try value(object: try reference(at: valueSite), depth: depth + 1, referencedAt: valueSite))
         }
-        slots[object] = 0
-        // A key given twice keeps its last value, as Apple's XML reader, CPython and go-plist do.
-        return PropertyList.Dictionary(keys: keys, values: values, uniquingKeysWith: { _, last in last })
+        slots[object] &= ~Self.onPathBit
+        if let known { return PropertyList.Dictionary(ascendingKeys: known, values: values) }
+        guard PropertyList.Dictionary.isAscending(keys) else {
+            // A key given twice keeps its last value, as Apple's XML reader, CPython and go-plist do.
+            return PropertyList.Dictionary(keys: keys, values: values, uniquingKeysWith: { _, last in last })
+        }
+        keyLists.remember(keys, refs: refs, byteCount: keyBytes, hash: hash)
+        return PropertyList.Dictionary(ascendingKeys: keys, values: values)
     }
 
     // MARK: Scalars and counts
@@ -324,6 +344,28 @@ struct BinaryDecoder {
             throw PropertyListError(
                 .numberOutOfRange("A 16-byte integer is outside −2^63 … 2^64−1"), at: .byteOffset(start))
         }
+    }
+
+    /// A UID of `width` bytes (1 to 16, big-endian, not necessarily the fewest): CF's range is 0 … 2^32−1
+    /// (`_CFKeyedArchiverUIDCreate` takes a `uint32_t`), so a larger value is refused, as CF and libplist refuse
+    /// the whole file. CF keeps only the low 64 bits of a wider payload (a 16-byte 2^64+5 reads as 5 there); here
+    /// any non-zero byte above the low four is out of range, so no value is silently cut.
+    private func uid(at start: Int, width: Int) throws(PropertyListError) -> UInt32 {
+        try checkPayload(start: start + 1, count: width, elementSize: 1, at: start)
+        var high: UInt64 = 0
+        var index = start + 1
+        while index < start + 1 + width - 4 {
+            high |= UInt64(reader[index])
+            index += 1
+        }
+        let lowWidth = min(width, 4)
+        let low = reader.bigEndianUInt(at: start + 1 + width - lowWidth, width: lowWidth)
+        guard high == 0, low <= UInt64(UInt32.max) else {
+            throw PropertyListError(
+                .numberOutOfRange("A UID of \(width) bytes is above 2^32−1, the largest a keyed archive holds"),
+                at: .byteOffset(start))
+        }
+        return UInt32(truncatingIfNeeded: low)
     }
 
     /// The count of a data, string or container object and where its payload starts, the payload checked to

@@ -2,7 +2,8 @@
 ///
 /// Objects are numbered in pre-order (a container, then a dictionary's keys, then its values, each
 /// depth-first), with dictionary keys sorted. Equal strings, numbers, dates and data are written once and
-/// shared; arrays and dictionaries never are. Integers, references and offsets take the fewest bytes.
+/// shared; arrays and dictionaries never are, nor are UIDs (CF's writer appends a UID object at each visit, as
+/// `plistlib` does for distinct `UID` instances). Integers, UIDs, references and offsets take the fewest bytes.
 ///
 /// Two passes: `ObjectPlan` numbers the objects and records, per object, either the leaf to write or the
 /// run of child numbers in one shared arena; `emit` then writes them in number order.
@@ -80,8 +81,15 @@ private struct ObjectPlan: ValueVisitor {
         nextSlots.removeLast()
     }
 
-    /// The object number of an equal leaf already planned, or a new one.
+    /// The object number of an equal leaf already planned, or a new one; a UID is always a new one.
     private mutating func leaf(_ value: PropertyList) -> Int {
+        if case .uid = value {
+            let number = records.count
+            records.append(ObjectRecord(marker: 0, start: leaves.count, count: 0))
+            leaves.append(value)
+            leafBytes += 5
+            return number
+        }
         let hash = uniquing.hash(value)
         if let number = uniquing.find(value, hash: hash, equal: { leaves[records[$0].start] == $1 }) {
             return number
@@ -160,6 +168,7 @@ struct LeafTable {
         case .real(let real): UTF8Bytes.mix(real.bitPattern ^ seed, 0xBF58_476D_1CE4_E5B9)
         case .date(let seconds): UTF8Bytes.mix(seconds.bitPattern ^ seed, 0x94D0_49BB_1331_11EB)
         case .boolean(let flag): flag ? 1 : 2
+        case .uid(let uid): UTF8Bytes.mix(UInt64(uid) ^ seed, 0xD6E8_FEB8_6659_FD93)
         case .array, .dictionary: 0
         }
     }
@@ -216,6 +225,11 @@ private func appendLeaf(_ value: PropertyList, to out: inout [UInt8]) {
         out.append(contentsOf: bytes)
     case .string(let string):
         appendString(string, to: &out)
+    case .uid(let uid):
+        // CF's `_appendUID`: `8n` and n+1 = 1, 2 or 4 bytes.
+        let width = byteWidth(UInt64(uid))
+        out.append(0x80 | UInt8(width - 1))
+        appendBigEndian(UInt64(uid), width: width, to: &out)
     case .array, .dictionary:
         assertionFailure("containers are planned as records, never as leaves")
     }

@@ -76,6 +76,8 @@ enum CodecFailure: Error, Sendable {
     case dateInJSON
     /// Data in JSON without ``JSONEncodingOptions/lossyDatesAndData``.
     case dataInJSON
+    /// A UID in JSON without ``JSONEncodingOptions/lossyDatesAndData``.
+    case uidInJSON
     /// A NaN or infinite real in JSON.
     case nonFiniteRealInJSON(Double)
     /// A date the format cannot write (not finite, or outside years -9999…9999).
@@ -99,7 +101,8 @@ enum CodecFailure: Error, Sendable {
         case .invalidEscape: .malformed
         case .tooDeep, .expansionBudget, .tooManyValues: .limitExceeded
         case .tooManyObjects(_, let overLimit): overLimit ? .limitExceeded : .malformed
-        case .dateInJSON, .dataInJSON, .nonFiniteRealInJSON, .unwritableDate, .unwritableCharacter: .unrepresentable
+        case .dateInJSON, .dataInJSON, .uidInJSON, .nonFiniteRealInJSON, .unwritableDate, .unwritableCharacter:
+            .unrepresentable
         }
     }
 
@@ -134,6 +137,7 @@ enum CodecFailure: Error, Sendable {
         case .tooManyValues: .tooManyValues
         case .dateInJSON: .dateInJSON
         case .dataInJSON: .dataInJSON
+        case .uidInJSON: .uidInJSON
         case .nonFiniteRealInJSON: .nonFiniteReal
         case .unwritableDate: .unwritableDate
         case .unwritableCharacter: .unwritableCharacter
@@ -167,6 +171,7 @@ enum CodecFailure: Error, Sendable {
         case .tooManyValues(let limit): "Too many values to write (the limit is \(limit))"
         case .dateInJSON: "A date cannot be written as JSON (lossyDatesAndData writes it as a string)"
         case .dataInJSON: "Data cannot be written as JSON (lossyDatesAndData writes it as base64)"
+        case .uidInJSON: "A UID cannot be written as JSON (lossyDatesAndData writes it as {\"CF$UID\": n})"
         case .nonFiniteRealInJSON(let real): "A real that is not finite (\(real)) cannot be written as JSON"
         case .unwritableDate(let format, let finite):
             finite

@@ -15,7 +15,7 @@ public struct PropertyListError: Error, Sendable, Hashable, CustomStringConverti
         public static let unknownFormat = Code(raw: .unknownFormat)
         /// The input breaks its format's grammar or structure (truncated, out-of-range offset, bad tag, …).
         public static let malformed = Code(raw: .malformed)
-        /// Well-formed, but uses a feature this module does not map (sets, UIDs, `bplist1x`, …).
+        /// Well-formed, but uses a feature this module does not map (sets, URLs, `bplist1x`, …).
         public static let unsupported = Code(raw: .unsupported)
         /// A scalar that cannot be read as the value it claims to be (bad UTF-16, NaN date, integer out of range, …).
         public static let invalidValue = Code(raw: .invalidValue)
@@ -124,6 +124,8 @@ public struct PropertyListError: Error, Sendable, Hashable, CustomStringConverti
         public static let dateInJSON = Reason("dateInJSON")
         /// Data in JSON without ``JSONEncodingOptions/lossyDatesAndData``.
         public static let dataInJSON = Reason("dataInJSON")
+        /// A UID (keyed archives' object reference) in JSON without ``JSONEncodingOptions/lossyDatesAndData``.
+        public static let uidInJSON = Reason("uidInJSON")
         /// A NaN or infinite real where the format has none (JSON).
         public static let nonFiniteReal = Reason("nonFiniteReal")
         /// A date the format cannot write (not finite, or outside years 0000…9999).

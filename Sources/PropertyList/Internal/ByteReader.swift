@@ -59,6 +59,20 @@ struct ByteReader {
         array.append(contentsOf: UnsafeRawBufferPointer(rebasing: base[offset..<(offset + count)]))
     }
 
+    /// Whether the `count` bytes at `first` equal those at `second`. The caller has checked both ranges.
+    func regionsEqual(_ first: Int, _ second: Int, count: Int) -> Bool {
+        assert(first >= 0 && second >= 0 && count >= 0 && first + count <= base.count && second + count <= base.count)
+        return UTF8Bytes.memoryEqual(
+            UnsafeRawBufferPointer(rebasing: base[first..<(first + count)]),
+            UnsafeRawBufferPointer(rebasing: base[second..<(second + count)]))
+    }
+
+    /// A fast hash of the `count` bytes at `offset`. The caller has checked the range.
+    func hash(at offset: Int, count: Int) -> UInt64 {
+        assert(offset >= 0 && count >= 0 && offset + count <= base.count)
+        return UTF8Bytes.fastHash(UnsafeRawBufferPointer(rebasing: base[offset..<(offset + count)]), seed: 0x243F_6A88)
+    }
+
     /// Whether the bytes at `offset` start with `prefix`. Checks the range itself.
     func matches(_ prefix: [UInt8], at offset: Int) -> Bool {
         guard offset >= 0, offset + prefix.count <= base.count else { return false }
@@ -148,49 +162,89 @@ struct ByteReader {
     /// The string of `units` big-endian UTF-16 code units at `offset`, or `nil` when a surrogate is unpaired.
     /// The caller has checked that `2 * units` bytes are in range.
     ///
-    /// Runs of ASCII are converted four units (one 8-byte load) at a time; other units one by one.
+    /// Two passes: the first finds the exact UTF-8 length and every unpaired surrogate, so the string is allocated
+    /// once at its size (allocating three bytes a unit, the most UTF-8 can take, kept that slack in every string for
+    /// its life: a third of a decoded tree's memory went there); the second transcodes. Both take runs of ASCII
+    /// four units (one 8-byte load) at a time.
     func utf16BigEndianString(at offset: Int, units: Int) -> String? {
         assert(offset >= 0 && units >= 0 && offset + 2 * units <= base.count)
-        var failed = false
         let source = UnsafeRawBufferPointer(rebasing: base[offset..<(offset + 2 * units)])
-        let string = String(unsafeUninitializedCapacity: units * 3) { utf8 in
-            var out = 0
-            var index = 0
-            while index < units {
-                // Four ASCII units in big-endian are `00 xx 00 xx 00 xx 00 xx`, every xx below 0x80.
-                if index + 4 <= units {
-                    let word = source.loadUnaligned(fromByteOffset: 2 * index, as: UInt64.self)
-                    if word & 0x80FF_80FF_80FF_80FF == 0 {
-                        utf8[out] = UInt8(truncatingIfNeeded: word >> 8)
-                        utf8[out + 1] = UInt8(truncatingIfNeeded: word >> 24)
-                        utf8[out + 2] = UInt8(truncatingIfNeeded: word >> 40)
-                        utf8[out + 3] = UInt8(truncatingIfNeeded: word >> 56)
-                        out += 4
-                        index += 4
-                        continue
-                    }
-                }
-                let unit = UInt32(source[2 * index]) << 8 | UInt32(source[2 * index + 1])
-                index += 1
-                var scalar = unit
-                if unit >= 0xD800 && unit <= 0xDFFF {
-                    guard unit <= 0xDBFF, index < units else {
-                        failed = true
-                        return 0
-                    }
-                    let low = UInt32(source[2 * index]) << 8 | UInt32(source[2 * index + 1])
-                    guard low >= 0xDC00 && low <= 0xDFFF else {
-                        failed = true
-                        return 0
-                    }
-                    index += 1
-                    scalar = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
-                }
-                out += encodeUTF8(scalar, into: utf8, at: out)
-            }
-            return out
+        guard let length = UTF16BigEndian.utf8Length(source, units: units) else { return nil }
+        return String(unsafeUninitializedCapacity: length) { utf8 in
+            UTF16BigEndian.transcode(source, units: units, into: utf8)
         }
-        return failed ? nil : string
+    }
+}
+
+/// Big-endian UTF-16 to UTF-8, for the binary reader's `6n` strings.
+enum UTF16BigEndian {
+    /// Four ASCII units in big-endian are `00 xx 00 xx 00 xx 00 xx`, every xx below 0x80.
+    @inline(__always)
+    static func isASCII(_ word: UInt64) -> Bool {
+        word & 0x80FF_80FF_80FF_80FF == 0
+    }
+
+    @inline(__always)
+    static func unit(_ source: UnsafeRawBufferPointer, _ index: Int) -> UInt32 {
+        UInt32(UInt16(bigEndian: source.loadUnaligned(fromByteOffset: 2 * index, as: UInt16.self)))
+    }
+
+    /// The UTF-8 length of `units` units, or `nil` when a surrogate is unpaired (a high one not followed by a low
+    /// one, or a low one alone).
+    static func utf8Length(_ source: UnsafeRawBufferPointer, units: Int) -> Int? {
+        var length = 0
+        var index = 0
+        while index < units {
+            if index + 4 <= units, isASCII(source.loadUnaligned(fromByteOffset: 2 * index, as: UInt64.self)) {
+                length += 4
+                index += 4
+                continue
+            }
+            let first = unit(source, index)
+            index += 1
+            if first < 0x80 {
+                length += 1
+            } else if first < 0x800 {
+                length += 2
+            } else if first & 0xF800 != 0xD800 {
+                length += 3
+            } else {
+                guard first <= 0xDBFF, index < units, unit(source, index) & 0xFC00 == 0xDC00 else { return nil }
+                index += 1
+                length += 4
+            }
+        }
+        return length
+    }
+
+    /// Writes the UTF-8 of `units` units whose surrogates ``utf8Length(_:units:)`` found paired; returns its length.
+    static func transcode(_ source: UnsafeRawBufferPointer, units: Int, into utf8: UnsafeMutableBufferPointer<UInt8>)
+        -> Int
+    {
+        var out = 0
+        var index = 0
+        while index < units {
+            if index + 4 <= units {
+                let word = source.loadUnaligned(fromByteOffset: 2 * index, as: UInt64.self)
+                if isASCII(word) {
+                    utf8[out] = UInt8(truncatingIfNeeded: word >> 8)
+                    utf8[out + 1] = UInt8(truncatingIfNeeded: word >> 24)
+                    utf8[out + 2] = UInt8(truncatingIfNeeded: word >> 40)
+                    utf8[out + 3] = UInt8(truncatingIfNeeded: word >> 56)
+                    out += 4
+                    index += 4
+                    continue
+                }
+            }
+            var scalar = unit(source, index)
+            index += 1
+            if scalar & 0xFC00 == 0xD800 {
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (unit(source, index) - 0xDC00)
+                index += 1
+            }
+            out += encodeUTF8(scalar, into: utf8, at: out)
+        }
+        return out
     }
 }
 

@@ -90,7 +90,7 @@ enum UTF8Bytes {
     }
 
     /// wyhash-style mixing: 8 bytes a round through a 64×64→128-bit multiply.
-    private static func fastHash(_ bytes: UnsafeRawBufferPointer, seed: UInt64) -> UInt64 {
+    static func fastHash(_ bytes: UnsafeRawBufferPointer, seed: UInt64) -> UInt64 {
         var state = seed ^ (UInt64(bytes.count) &* 0xA076_1D64_78BD_642F)
         var index = 0
         while index + 8 <= bytes.count {

@@ -1,7 +1,8 @@
 /// Writes JSON as `plutil -convert json` does: compact, keys sorted by ``KeyOrder``, and a date or data value
 /// anywhere is ``PropertyListError/Code/unrepresentable`` with its path (`objects[2].photo`), unless
 /// ``JSONEncodingOptions/lossyDatesAndData`` maps dates to ISO-8601 strings (`2004-10-26T10:33:33Z`, with up to
-/// six fraction digits when the fraction is non-zero) and data to base64 strings.
+/// six fraction digits when the fraction is non-zero) and data to base64 strings. A UID is refused the same way
+/// (as `plutil` and libplist refuse it); the lossy option writes it as `{"CF$UID":n}`, the dictionary XML uses.
 ///
 /// - Reals always read back as reals (`1.0`, `1e+16`: Swift's shortest round-tripping form); NaN and
 ///   infinities are always an error. Integers are exact over −2^63 … 2^64−1.
@@ -60,6 +61,15 @@ struct JSONEmitter: ValueVisitor {
             out.append(UInt8(ascii: "\""))
             Base64.encode(bytes, 0..<bytes.count, into: &out)
             out.append(UInt8(ascii: "\""))
+        case .uid(let uid):
+            guard options.lossyDatesAndData else { throw WriteFailure(.uidInJSON) }
+            out.append(UInt8(ascii: "{"))
+            if options.prettyPrinted { newline(indent: depth + 1) }
+            appendString("CF$UID")
+            if options.prettyPrinted { out.append(" : ") } else { out.append(UInt8(ascii: ":")) }
+            out.appendDecimal(PropertyList.Integer(UInt64(uid)))
+            if options.prettyPrinted { newline(indent: depth) }
+            out.append(UInt8(ascii: "}"))
         case .array, .dictionary:
             break  // the walk hands containers to begin/end
         }

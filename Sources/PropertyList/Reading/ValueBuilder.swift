@@ -81,11 +81,26 @@ struct ValueBuilder {
     }
 
     /// Closes the innermost container (a dictionary) and hands it to its parent; returns it when it is the root.
-    /// The caller has checked that no key waits for its value.
-    mutating func endDictionary() -> PropertyList? {
+    /// The caller has checked that no key waits for its value. With `readingUIDs` (the XML reader), a
+    /// dictionary that is exactly `{CF$UID: n}` becomes ``PropertyList/uid(_:)`` (see ``uid(in:)``).
+    mutating func endDictionary(readingUIDs: Bool = false) -> PropertyList? {
         containers.removeLast()
         pendingKeys.removeLast()
-        return deliver(.dictionary(dictionaries.removeLast().build()))
+        let entries = dictionaries.removeLast().build()
+        if readingUIDs, let uid = Self.uid(in: entries) { return deliver(.uid(uid)) }
+        return deliver(.dictionary(entries))
+    }
+
+    /// The UID a dictionary stands for in XML, CF's rule (`CFPropertyList.c`, `parseDictTag`): one entry (a
+    /// repeated key counts once, the last value winning), the key `CF$UID` exactly, a number value. CF takes
+    /// any number and keeps its low 32 bits (`-1` reads as 4294967295, `<real>1.9</real>` as 1); here only an
+    /// integer in 0 … 2^32−1 is a UID, and any other value leaves the dictionary as it is, so nothing read
+    /// changes its value.
+    static func uid(in entries: PropertyList.Dictionary) -> UInt32? {
+        guard entries.count == 1, case .integer(let integer) = entries.values[0],
+            entries.keys[0].unicodeScalarsEqual("CF$UID"), !integer.isNegative, integer.bits <= UInt64(UInt32.max)
+        else { return nil }
+        return UInt32(truncatingIfNeeded: integer.bits)
     }
 
     private mutating func deliver(_ value: PropertyList) -> PropertyList? {

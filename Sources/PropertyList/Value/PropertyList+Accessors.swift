@@ -39,6 +39,11 @@ extension PropertyList {
         if case .dictionary(let value) = self { value } else { nil }
     }
 
+    /// The object reference, if this is a keyed archive's UID.
+    public var uidValue: UInt32? {
+        if case .uid(let value) = self { value } else { nil }
+    }
+
     /// The value under `key`, if this is a dictionary that has it.
     public subscript(key: String) -> PropertyList? {
         dictionaryValue?[key]

@@ -99,7 +99,8 @@ public struct JSONEncodingOptions: Sendable, Hashable {
     /// Indented, one entry per line (keys are always sorted).
     public var prettyPrinted: Bool
     /// Write dates as ISO-8601 strings (`2004-10-26T10:33:33Z`, with a fraction when there is one) and data as
-    /// base64 strings. Without it, as in `plutil -convert json`, a date or data value is an error naming its path.
+    /// base64 strings, and UIDs as `{"CF$UID": n}` (which JSON reads back as that dictionary). Without it, as in
+    /// `plutil -convert json`, a date, data or UID value is an error naming its path.
     public var lossyDatesAndData: Bool
 
     /// Options with the given choices; the defaults match `plutil -convert json`.

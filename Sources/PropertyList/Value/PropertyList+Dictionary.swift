@@ -49,22 +49,30 @@ extension PropertyList {
             self.init(entries, uniquingKeysWith: { _, last in last })
         }
 
+        /// A dictionary from parallel arrays whose keys are strictly ascending (``isAscending(_:)``).
+        init(ascendingKeys keys: [String], values: [PropertyList]) {
+            assert(keys.count == values.count && Self.isAscending(keys))
+            keyStorage = keys
+            valueStorage = values
+        }
+
+        /// Whether `keys` are strictly ascending in ``PropertyList/DictionaryKey`` order (so none is repeated).
+        static func isAscending(_ keys: [String]) -> Bool {
+            var index = 1
+            while index < keys.count {
+                if KeyOrder.compare(keys[index - 1], keys[index]) >= 0 { return false }
+                index += 1
+            }
+            return true
+        }
+
         /// A dictionary from parallel arrays, in any order; sorts only when the keys are not already ascending
         /// (files written by Apple's tools and by Hangar are), so reading such a file costs one pass.
         init(
             keys: [String], values: [PropertyList],
             uniquingKeysWith combine: (PropertyList, PropertyList) throws -> PropertyList
         ) rethrows {
-            var ascending = true
-            var index = 1
-            while index < keys.count {
-                if KeyOrder.compare(keys[index - 1], keys[index]) >= 0 {
-                    ascending = false
-                    break
-                }
-                index += 1
-            }
-            if ascending {
+            if Self.isAscending(keys) {
                 keyStorage = keys
                 valueStorage = values
                 return

@@ -1,4 +1,4 @@
-/// A property-list value: the eight kinds of value a `.plist` file can hold.
+/// A property-list value: the eight kinds of value a `.plist` file can hold, and the UID that keyed archives use.
 ///
 /// `PropertyList` is a plain value type. Equality is exact, so that every value survives a round trip
 /// through any format as an equal value:
@@ -7,6 +7,11 @@
 /// - reals and dates compare by bit pattern, so `NaN == NaN` and `0.0 != -0.0`.
 ///
 /// There is no null: a missing value is a missing dictionary key.
+///
+/// ``uid(_:)`` is the ninth case: the object reference of an `NSKeyedArchiver` archive (binary marker `8n`),
+/// a value of its own as it is in CoreFoundation (`CFKeyedArchiverUID`), Foundation, `plistlib.UID` and
+/// libplist (`PLIST_UID`). Being a case, not a dictionary that looks like one, it survives binary → binary
+/// byte for byte, and JSON can refuse it; a `switch` that must handle every value sees it.
 public enum PropertyList: Sendable {
     /// A Unicode string.
     case string(String)
@@ -24,6 +29,10 @@ public enum PropertyList: Sendable {
     case array([PropertyList])
     /// String keys to values; keys are distinct by their Unicode scalars and kept in writing order.
     case dictionary(Dictionary)
+    /// A keyed archive's object reference (a UID), 0 … 2^32−1 as in CoreFoundation. XML writes it as
+    /// `<dict><key>CF$UID</key><integer>n</integer></dict>` and reads that dictionary back as a UID; JSON
+    /// has no form for it.
+    case uid(UInt32)
 }
 
 extension PropertyList {
@@ -39,6 +48,7 @@ extension PropertyList {
         case .data: "data"
         case .array: "array"
         case .dictionary: "dictionary"
+        case .uid: "uid"
         }
     }
 }
@@ -56,6 +66,7 @@ extension PropertyList: Hashable {
         case (.data(let a), .data(let b)): a == b
         case (.array(let a), .array(let b)): a == b
         case (.dictionary(let a), .dictionary(let b)): a == b
+        case (.uid(let a), .uid(let b)): a == b
         default: false
         }
     }
@@ -86,6 +97,9 @@ extension PropertyList: Hashable {
         case .dictionary(let d):
             hasher.combine(7 as UInt8)
             hasher.combine(d)
+        case .uid(let u):
+            hasher.combine(8 as UInt8)
+            hasher.combine(u)
         }
     }
 }

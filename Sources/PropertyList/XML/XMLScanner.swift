@@ -162,7 +162,7 @@ struct XMLScanner: TextScanner {
         try scanEndTag(expecting: tag)
         guard tag == .dict else { return builder.endArray() }
         if let key = builder.pendingKey { throw failure(.missingValue(key), at: endOffset) }
-        return builder.endDictionary()
+        return builder.endDictionary(readingUIDs: true)
     }
 
     /// A start tag at `position` and, for a scalar, its content: a key goes to the open dictionary, a

@@ -4,6 +4,9 @@
 /// 76 − 8·indent characters (indent capped at 8), `<date>` in whole UTC seconds (the fraction is dropped:
 /// see ``PropertyList/firstSubsecondDatePath``), integers in decimal.
 ///
+/// A UID is written as CF writes it: `<dict>`, then `<key>CF$UID</key>` and `<integer>n</integer>` one level
+/// deeper, then `</dict>`, each on its own line; the XML reader reads that dictionary back as the UID.
+///
 /// Two deliberate differences: reals are written in Swift's shortest round-tripping form (`0.1`, `1.0`,
 /// `1e-05`) rather than CF's `%.17g` (`0.10000000000000001`, `1`); both read back to the same bits.
 /// Specials are `nan`, `+infinity`, `-infinity`, as CF writes them. And a carriage return in text is written
@@ -74,6 +77,16 @@ struct XMLEmitter: ValueVisitor {
             appendBase64Lines(bytes, indent: depth)
             out.append(repeating: Self.tab, count: depth)
             out.append("</data>\n")
+        case .uid(let uid):
+            out.append("<dict>\n")
+            out.append(repeating: Self.tab, count: depth + 1)
+            out.append("<key>CF$UID</key>\n")
+            out.append(repeating: Self.tab, count: depth + 1)
+            out.append("<integer>")
+            out.appendDecimal(PropertyList.Integer(UInt64(uid)))
+            out.append("</integer>\n")
+            out.append(repeating: Self.tab, count: depth)
+            out.append("</dict>\n")
         case .array, .dictionary:
             break  // the walk hands containers to begin/end
         }
@@ -174,6 +187,7 @@ struct XMLSizeEstimate: ValueVisitor {
             bytes += 20 + (integer.isNegative ? 1 : 0) + decimalDigitCount(magnitude)
         case .real: bytes += 38  // `<real></real>` and a newline, and at most 24 characters
         case .date: bytes += 35  // `<date></date>` and a newline, and `-YYYY-MM-DDTHH:MM:SSZ`
+        case .uid: bytes += 3 * depth + 2 + 60  // the four lines of the CF$UID dictionary, 10 digits at most
         default: bytes += 9  // `<false/>` and a newline
         }
     }

@@ -117,14 +117,13 @@ import Testing
         ([0x21, 0, 0], .malformed, "A real of 2 bytes"),
         ([0x15] + [UInt8](repeating: 0, count: 32), .malformed, "An integer of 2^5 bytes"),
         ([0x34] + [UInt8](repeating: 0, count: 8), .malformed, "Unknown object marker 0x34"),
-        ([0x88] + [UInt8](repeating: 0, count: 9), .malformed, "A UID of 9 bytes"),
     ])
     func markersWeDoNotMap(object: [UInt8], code: PropertyListError.Code, message: String) {
         expectError(code, containing: message, at: 8) { try PropertyList(binary: BinaryBuilder([object]).build()) }
     }
 
-    @Test func uidReadsAsApplesDictionaryForm() throws {
-        #expect(try PropertyList(binary: BinaryBuilder([[0x81, 0x01, 0x02]]).build()) == ["CF$UID": 258])
+    @Test func uidReadsAsAUID() throws {
+        #expect(try PropertyList(binary: BinaryBuilder([[0x81, 0x01, 0x02]]).build()) == .uid(258))
     }
 
     @Test func float32WidensExactly() throws {

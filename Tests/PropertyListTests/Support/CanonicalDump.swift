@@ -17,6 +17,9 @@ enum CanonicalDump {
         case .date(let seconds): out += "d" + hex64(seconds.bitPattern)
         case .string(let string): out += "s" + jsonQuoted(string)
         case .data(let bytes): out += "x" + bytes.map { hexByte($0) }.joined()
+        // The script's form for plistlib.UID, which is also how CF's XML spells a UID (and plistlib reads an XML
+        // `CF$UID` dictionary as a plain dictionary): the UID tests tell the two apart, not this dump.
+        case .uid(let uid): out += "{\"CF$UID\":i\(uid)}"
         case .array(let elements):
             out += "["
             for (index, element) in elements.enumerated() {

@@ -9,13 +9,22 @@ struct RandomValues {
     /// Whether to produce values every format can hold exactly (XML drops date fractions and can't hold
     /// some control characters).
     var xmlSafe = false
+    /// Whether to produce UIDs too (in about one leaf in seven), at CF's width edges and anywhere in 0 … 2^32−1.
+    var uids = false
 
-    init(seed: UInt64, xmlSafe: Bool = false) {
+    init(seed: UInt64, xmlSafe: Bool = false, uids: Bool = false) {
         generator = SeededGenerator(seed: seed)
         self.xmlSafe = xmlSafe
+        self.uids = uids
     }
 
     mutating func value(depth: Int = 0) -> PropertyList {
+        if uids, Int.random(in: 0..<7, using: &generator) == 0 {
+            let edges: [UInt32] = [0, 1, 255, 256, 65535, 65536, .max]
+            return .uid(
+                Bool.random(using: &generator)
+                    ? edges.randomElement(using: &generator) ?? 0 : UInt32.random(in: 0 ... .max, using: &generator))
+        }
         let kinds = depth >= 4 ? 6 : 8
         switch Int.random(in: 0..<kinds, using: &generator) {
         case 0: return .string(string())

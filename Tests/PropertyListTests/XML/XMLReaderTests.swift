@@ -43,7 +43,7 @@ import Testing
                 "$objects": [
                     "$null",
                     [
-                        "$class": ["CF$UID": 2],
+                        "$class": .uid(2),
                         "NS.uuidbytes": .data([
                             0x0A, 0xD8, 0x63, 0xBA, 0x75, 0x84, 0x40, 0xCF, 0x88, 0x96, 0xBD, 0x87, 0xB3, 0x28, 0x0C,
                             0x34,
@@ -51,7 +51,7 @@ import Testing
                     ],
                     ["$classes": ["NSUUID", "NSObject"], "$classname": "NSUUID"],
                 ],
-                "$top": ["root": ["CF$UID": 1]],
+                "$top": ["root": .uid(1)],
                 "$version": 100_000,
             ]
         ),
