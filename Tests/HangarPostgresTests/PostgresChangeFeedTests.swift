@@ -22,7 +22,7 @@ import Testing
             applicationName: applicationName ?? uniqueApplicationName("feed"))
         var configuration = try PostgresStoreConfiguration(url: url, store: store)
         configuration.poolSize = poolSize
-        configuration.connectTimeout = .seconds(5)
+        configuration.connectTimeout = .seconds(15)
         return try await PostgresStore(configuration: configuration)
     }
 

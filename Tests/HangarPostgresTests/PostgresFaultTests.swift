@@ -35,8 +35,8 @@ import Testing
             applicationName: applicationName)
         var configuration = try PostgresStoreConfiguration(url: url, store: stressConfiguration())
         configuration.poolSize = 4
-        configuration.connectTimeout = .seconds(5)
-        configuration.acquireTimeout = .seconds(10)
+        configuration.connectTimeout = .seconds(15)
+        configuration.acquireTimeout = .seconds(30)
         if let logger { configuration.logger = logger }
         return try await PostgresStore(configuration: configuration)
     }

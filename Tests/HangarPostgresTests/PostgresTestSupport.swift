@@ -12,7 +12,7 @@ func testConfiguration(
     var configuration = try PostgresStoreConfiguration(
         url: try TestPostgres.requireURL(), schema: TestPostgres.uniqueSchemaName(label))
     configuration.poolSize = 4
-    configuration.connectTimeout = .seconds(5)
+    configuration.connectTimeout = .seconds(15)
     configure(&configuration)
     return configuration
 }

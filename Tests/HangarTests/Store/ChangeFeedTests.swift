@@ -305,7 +305,7 @@ import Testing
         // The child's commit came before its exit; the follower saw it within a bounded delay of it. The bound
         // is generous: the whole suite runs in parallel on two cores, and this only proves the follower is
         // woken by polling at all (the latency itself is measured by `hangar-bench --filter follow`: median 37 ms).
-        #expect(seen - exited < .seconds(10))
+        #expect(seen - exited < .seconds(30))
     }
 
     @Test func cancellingEndsAFollower() async throws {
