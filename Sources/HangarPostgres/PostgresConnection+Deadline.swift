@@ -20,7 +20,7 @@ extension PostgresConnection {
     func answer<Value: Sendable>(
         within deadline: Duration, _ operation: @escaping @Sendable () async throws -> Value
     ) async throws -> Value {
-        let handoff = AnswerHandoff<Value>()
+        let handoff = ContinuationHandoff<Value>()
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
             handoff.start(continuation)
             let work = Task {
@@ -69,45 +69,5 @@ extension HangarError {
             return HangarError(
                 .connectionLost, "\(what); the transaction was rolled back", sql: sql, underlying: underlying)
         }
-    }
-}
-
-/// Resumes a statement's continuation exactly once: with its answer, or with the deadline's error.
-private final class AnswerHandoff<Value: Sendable>: Sendable {
-    private struct State {
-        var continuation: CheckedContinuation<Value, any Error>?
-        var finished = false
-        var onFinish: (@Sendable () -> Void)?
-    }
-
-    private let state = Mutex(State())
-
-    func start(_ continuation: CheckedContinuation<Value, any Error>) {
-        state.withLock { $0.continuation = continuation }
-    }
-
-    /// Runs `action` once the handoff is finished (at once if it is).
-    func onFinish(_ action: @escaping @Sendable () -> Void) {
-        let now = state.withLock { state in
-            if state.finished { return true }
-            state.onFinish = action
-            return false
-        }
-        if now { action() }
-    }
-
-    /// Resumes with `result` if nothing did yet; returns whether this call did.
-    func finish(_ result: Result<Value, any Error>) -> Bool {
-        let taken = state.withLock { state -> (CheckedContinuation<Value, any Error>, (@Sendable () -> Void)?)? in
-            guard !state.finished, let continuation = state.continuation else { return nil }
-            state.finished = true
-            state.continuation = nil
-            defer { state.onFinish = nil }
-            return (continuation, state.onFinish)
-        }
-        guard let (continuation, action) = taken else { return false }
-        continuation.resume(with: result)
-        action?()
-        return true
     }
 }

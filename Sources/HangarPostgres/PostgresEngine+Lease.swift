@@ -15,7 +15,7 @@ extension PostgresEngine {
     /// ``Lease/release``, so the transaction runs in the caller's own task and isolation.
     func lease(timeout: Duration) async throws(HangarError) -> Lease {
         let (released, releasing) = AsyncStream<Void>.makeStream()
-        let handoff = LeaseHandoff()
+        let handoff = ContinuationHandoff<PostgresEngine.Lease>()
         let client = self.client
         do {
             return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Lease, any Error>) in
@@ -51,44 +51,3 @@ extension PostgresEngine {
 
 /// The lease waited too long.
 private struct LeaseTimeout: Error {}
-
-/// Resumes a lease's continuation exactly once: with the connection, the pool's error, or the timeout.
-private final class LeaseHandoff: Sendable {
-    private struct State {
-        var continuation: CheckedContinuation<PostgresEngine.Lease, any Error>?
-        var finished = false
-        var onFinish: (@Sendable () -> Void)?
-    }
-
-    private let state = Mutex(State())
-
-    func start(_ continuation: CheckedContinuation<PostgresEngine.Lease, any Error>) {
-        state.withLock { $0.continuation = continuation }
-    }
-
-    /// Runs `action` once the handoff is finished (at once if it is).
-    func onFinish(_ action: @escaping @Sendable () -> Void) {
-        let now = state.withLock { state in
-            if state.finished { return true }
-            state.onFinish = action
-            return false
-        }
-        if now { action() }
-    }
-
-    /// Resumes with `result` if nothing did yet; returns whether this call did.
-    func finish(_ result: Result<PostgresEngine.Lease, any Error>) -> Bool {
-        let taken = state.withLock {
-            state -> (CheckedContinuation<PostgresEngine.Lease, any Error>, (@Sendable () -> Void)?)? in
-            guard !state.finished, let continuation = state.continuation else { return nil }
-            state.finished = true
-            state.continuation = nil
-            defer { state.onFinish = nil }
-            return (continuation, state.onFinish)
-        }
-        guard let (continuation, action) = taken else { return false }
-        continuation.resume(with: result)
-        action?()
-        return true
-    }
-}

@@ -47,6 +47,7 @@ package struct PostgresStoreSQL: Sendable {
         indexes = IndexStatements(s)
         changes = ChangeStatements(s, schema: schema)
         locks = LockStatements(s)
+        writes = WriteStatements(s)
     }
 
     // MARK: Schema and version
@@ -163,6 +164,9 @@ package struct PostgresStoreSQL: Sendable {
             ],
             // 3: the change feed numbered after commit (PostgresStoreSQL+Changes.swift).
             ChangeStatements.numberedAfterCommitStep(s),
+            // 4: a save or delete in one round trip (PostgresStoreSQL+WriteDocument.swift).
+            WriteStatements.writeDocumentStep(
+                s, lockSeed: LockStatements.seed(s.replacingOccurrences(of: "\"", with: ""))),
         ]
     }
 
@@ -178,6 +182,8 @@ package struct PostgresStoreSQL: Sendable {
     package let changes: ChangeStatements
     /// Transaction-scoped advisory locks.
     package let locks: LockStatements
+    /// A save or delete in one statement (`write_document`).
+    package let writes: WriteStatements
 
     /// Transaction-scoped advisory locks (`pg_advisory_xact_lock`, released at commit or rollback), on 64-bit
     /// hashes of names in this schema: two names with one hash only wait for each other, never miss a lock.
@@ -202,7 +208,7 @@ package struct PostgresStoreSQL: Sendable {
         }
 
         /// A seed per schema, so stores in two schemas of one database do not share locks.
-        private static func seed(_ schema: String) -> Int64 {
+        static func seed(_ schema: String) -> Int64 {
             var hash: UInt64 = 0xCBF2_9CE4_8422_2325
             for byte in schema.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
             return Int64(bitPattern: hash)

@@ -80,6 +80,12 @@ package final class PostgresTransaction {
         self.deadline = deadline
     }
 
+    /// Marks the transaction failed with `error` (it rolls back, and every later statement throws `error`): for a
+    /// write found wrong after its statement ran, which must not commit even if the closure catches the error.
+    package func abandon(because error: HangarError) {
+        if failure == nil { failure = error }
+    }
+
     /// Runs `statement` with `binds` and returns its rows.
     package func query(_ statement: String, _ binds: PostgresBindings = PostgresBindings()) async throws(HangarError)
         -> [PostgresRow]

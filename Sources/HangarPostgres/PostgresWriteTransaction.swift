@@ -22,17 +22,29 @@ public final class PostgresWriteTransaction: PostgresReadTransaction, DocumentWr
         checkValid()
         try DocumentRules.checkName(collection, what: "collection")
         try DocumentRules.checkName(key, what: "key")
-        let (current, lastEver) = try await lockCurrentRowForSave(collection: collection, key: key)
+        // The plan as if no newer minor were stored: `write_document` hands the row back when one is.
+        func plan(keeping stored: StoredDocument?) throws(HangarError) -> WritePlan {
+            let (envelope, version) = try DocumentRules.modelEnvelope(
+                document, stored: stored, registry: configuration.registry, collection: collection, key: key)
+            return try DocumentRules.planSave(
+                envelope, version: version, expectedRevision: expectedRevision,
+                readableMajor: Document.format.current.major, overwritingNewerMajor: overwritingNewerMajor,
+                configuration: configuration, collection: collection, key: key)
+        }
+        let current: CurrentRow?
+        let lastEver: Int
+        if writesInOneStatement {
+            switch try await writeInOneStatement(try plan(keeping: nil), refusingNewerMinor: true) {
+            case .written(let resolved): return resolved?.revision ?? 0
+            case .handedBack(let row, let last): (current, lastEver) = (row, last)
+            }
+        } else {
+            (current, lastEver) = try await lockCurrentRowForSave(collection: collection, key: key)
+        }
         let stored =
             DocumentRules.keepsStoredKeys(storedVersion: current?.version, format: Document.format)
             ? try await self.document(in: collection, key: key) : nil
-        let (envelope, version) = try DocumentRules.modelEnvelope(
-            document, stored: stored, registry: configuration.registry, collection: collection, key: key)
-        let plan = try DocumentRules.planSave(
-            envelope, version: version, expectedRevision: expectedRevision,
-            readableMajor: Document.format.current.major, overwritingNewerMajor: overwritingNewerMajor,
-            configuration: configuration, collection: collection, key: key)
-        return try await apply(plan, current: current, lastEver: lastEver)?.revision ?? 0
+        return try await apply(plan(keeping: stored), current: current, lastEver: lastEver)?.revision ?? 0
     }
 
     /// Saves an envelope as it is under `key` and returns its new revision
@@ -78,7 +90,8 @@ public final class PostgresWriteTransaction: PostgresReadTransaction, DocumentWr
 
     /// Applies `plan` (``Hangar/WritePlan``) to the stored row in PostgreSQL's SQL, under the key's lock (taken
     /// here with the row's read, unless the caller did); returns what was written, `nil` for a delete of
-    /// nothing.
+    /// nothing. Unless the caller read the row, the plan goes to `write_document` first (one round trip), and
+    /// statement by statement only when the function hands the row back.
     private func apply(_ plan: WritePlan, current known: CurrentRow?? = nil, lastEver knownLastEver: Int = 0)
         async throws(HangarError) -> ResolvedWrite?
     {
@@ -87,6 +100,11 @@ public final class PostgresWriteTransaction: PostgresReadTransaction, DocumentWr
         var lastEver = knownLastEver
         if let known {
             current = known
+        } else if writesInOneStatement {
+            switch try await writeInOneStatement(plan, refusingNewerMinor: false) {
+            case .written(let resolved): return resolved
+            case .handedBack(let row, let last): (current, lastEver) = (row, last)
+            }
         } else {
             (current, lastEver) = try await lockCurrentRowForSave(collection: collection, key: key)
         }

@@ -4,6 +4,7 @@ import Testing
 @Suite struct ConvertTests {
     @Test func inPlaceIsAtomicAndLeavesNoTemporaryFile() throws {
         let directory = try CLI.temporaryDirectory()
+        defer { CLI.remove(directory) }
         let path = try CLI.copy("libplist-off8bytes.bplist", to: directory)
         let before = CLI.bytes(path)
         let result = try CLI.run(["convert", "binary1", path])
@@ -24,6 +25,7 @@ import Testing
 
     @Test func outputToAnotherFile() throws {
         let directory = try CLI.temporaryDirectory()
+        defer { CLI.remove(directory) }
         let source = CLI.corpus + "/go-array-16-items.bplist"
         let result = try CLI.run(["convert", "binary1", source, "-o", directory + "/out.plist"])
         #expect(result.status == 0)
@@ -32,6 +34,7 @@ import Testing
 
     @Test func badInputLeavesTheFileAlone() throws {
         let directory = try CLI.temporaryDirectory()
+        defer { CLI.remove(directory) }
         let path = directory + "/bad.plist"
         let original = CLI.bytes(CLI.corpus + "/invalid/cpython-date-nan.bplist")
         try Data(original).write(to: URL(fileURLWithPath: path))
@@ -71,6 +74,7 @@ import Testing
 
     @Test func xmlWarnsWhenADateLosesItsFraction() throws {
         let directory = try CLI.temporaryDirectory()
+        defer { CLI.remove(directory) }
         let input = directory + "/half-second.bplist"
         // {"when": <date 0.5 s after 2001-01-01>}, written byte by byte.
         let bplist: [UInt8] =
@@ -137,6 +141,7 @@ import Testing
 @Suite struct ConvertExactKeyTests {
     @Test func canonicallyEquivalentKeysSurviveEveryConversion() throws {
         let directory = try CLI.temporaryDirectory()
+        defer { CLI.remove(directory) }
         let path = directory + "/keys.plist"
         let xml = """
             <?xml version="1.0" encoding="UTF-8"?>

@@ -27,7 +27,9 @@ import Testing
     }
 
     @Test func printsTheFeedSinceLimitAndByCollection() throws {
-        let (db, file) = try store(in: try CLI.temporaryDirectory())
+        let directory = try CLI.temporaryDirectory()
+        defer { CLI.remove(directory) }
+        let (db, file) = try store(in: directory)
         try put(db, "pilots", "amelia", file)
         try put(db, "pilots", "amelia", file)
         try put(db, "planes", "electra", file)
@@ -53,6 +55,7 @@ import Testing
 
     @Test(arguments: [SIGINT, SIGTERM]) func followPrintsOtherProcessesCommitsUntilInterrupted(signal: Int32) throws {
         let directory = try CLI.temporaryDirectory()
+        defer { CLI.remove(directory) }
         let (db, file) = try store(in: directory)
         try put(db, "pilots", "amelia", file)
         let follower = try ChildProcess(

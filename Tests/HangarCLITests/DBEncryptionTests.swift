@@ -30,6 +30,7 @@ import Testing
 
     @Test func keyFileAndEnvironment() throws {
         let directory = try setUp()
+        defer { CLI.remove(directory) }
         let db = directory + "/store.sqlite"
         let put = try CLI.run([
             "db", "put", "--db", db, "--key-file", directory + "/k1", "pilots", "ada", directory + "/doc.plist",
@@ -70,6 +71,7 @@ import Testing
 
     @Test func rekeyAndSealedExport() throws {
         let directory = try setUp()
+        defer { CLI.remove(directory) }
         let db = directory + "/store.sqlite"
         for _ in 0..<2 {
             _ = try CLI.run([
@@ -104,6 +106,7 @@ import Testing
     /// kill -9 during `db rekey`, then `db rekey` again: every body ends under the new key, every document reads.
     @Test func rekeyKilledThenFinished() async throws {
         let directory = try setUp()
+        defer { CLI.remove(directory) }
         let db = directory + "/store.sqlite"
         var configuration = StoreConfiguration()
         configuration.encryption = try AESGCMEncryption(key: try AESGCMEncryption.readKeyFile(directory + "/k1"))

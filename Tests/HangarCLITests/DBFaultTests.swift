@@ -20,6 +20,7 @@ import Testing
         guard let fileSystem = SmallFileSystem.mount(megabytes: 2) else { return }
         defer { fileSystem.unmount() }
         let scratch = try CLI.temporaryDirectory()
+        defer { CLI.remove(scratch) }
         let file = scratch + "/doc.plist"
         try Data(Self.envelope(Self.secret)).write(to: URL(fileURLWithPath: file))
         let db = fileSystem.path + "/store.sqlite"
@@ -49,6 +50,7 @@ import Testing
         guard let fileSystem = SmallFileSystem.mount(megabytes: 2) else { return }
         defer { fileSystem.unmount() }
         let scratch = try CLI.temporaryDirectory()
+        defer { CLI.remove(scratch) }
         let big = scratch + "/big.plist"
         try Data(Self.envelope(String(repeating: Self.secret, count: 20_000))).write(to: URL(fileURLWithPath: big))
         let db = scratch + "/store.sqlite"

@@ -39,6 +39,7 @@ private struct OtherEngineStore: DocumentStore {
 
     @Test func backupRefusesAnotherEnginesStore() async throws {
         let directory = try CLI.temporaryDirectory()
+        defer { CLI.remove(directory) }
         let store = try SQLiteStore(path: directory + "/store.sqlite")
         let command = try DBBackup.parse(["--url", "postgres://user@127.0.0.1:5432/hangar", directory + "/copy"])
         let failure = try #require(throws: FileFailure.self) { try command.backUp(opened(store)) }
@@ -50,6 +51,7 @@ private struct OtherEngineStore: DocumentStore {
 
     @Test func checkReadsEveryDocumentOnAnyEngine() async throws {
         let directory = try CLI.temporaryDirectory()
+        defer { CLI.remove(directory) }
         let db = directory + "/store.sqlite"
         let store = try SQLiteStore(path: db)
         try await store.write { transaction in
@@ -75,6 +77,7 @@ private struct OtherEngineStore: DocumentStore {
 
     @Test func salvageCopiesAnotherEnginesStoreThroughItsReads() async throws {
         let directory = try CLI.temporaryDirectory()
+        defer { CLI.remove(directory) }
         let db = directory + "/store.sqlite"
         let store = try SQLiteStore(path: db)
         try await store.write { transaction in

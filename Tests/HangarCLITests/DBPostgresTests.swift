@@ -12,6 +12,7 @@ import Testing
     @Test func theVerbsWorkOnAPostgresStore() throws {
         let url = try Self.url("cliverbs")
         let directory = try CLI.temporaryDirectory()
+        defer { CLI.remove(directory) }
         let file = directory + "/amelia.plist"
         try Data(
             """

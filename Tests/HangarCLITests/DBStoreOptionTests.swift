@@ -17,6 +17,7 @@ import Testing
             default: []
             }
         let directory = try CLI.temporaryDirectory()
+        defer { CLI.remove(directory) }
         let db = directory + "/store.sqlite"
         var result = try CLI.run(["db", verb] + operands, in: directory)
         #expect(result.status == Self.usageStatus)
@@ -49,7 +50,9 @@ import Testing
 
     @Test(arguments: ["postgres", "postgresql", "POSTGRES"])
     func aPostgresURLsErrorLineLeavesThePasswordOut(scheme: String) throws {
-        let file = try CLI.temporaryDirectory() + "/amelia.plist"
+        let directory = try CLI.temporaryDirectory()
+        defer { CLI.remove(directory) }
+        let file = directory + "/amelia.plist"
         try Data(DBTests.envelope(major: 1, name: "Amelia")).write(to: URL(fileURLWithPath: file))
         // Nothing listens on port 1: each command waits its 5 seconds for a connection, then says so in one line.
         let verbs = scheme == "postgres" ? [["ls"], ["put", "pilots", "amelia", file], ["check"]] : [["ls"]]
@@ -67,6 +70,7 @@ import Testing
 
     @Test func checkReportsADocumentWhoseBytesCannotBeRead() throws {
         let directory = try CLI.temporaryDirectory()
+        defer { CLI.remove(directory) }
         let db = directory + "/store.sqlite"
         try Data(DBTests.envelope(major: 1, name: "Amelia")).write(to: URL(fileURLWithPath: directory + "/a.plist"))
         for key in ["amelia", "bessie"] {

@@ -20,6 +20,7 @@ import Testing
 
     @Test func putGetListHistoryRemove() throws {
         let directory = try CLI.temporaryDirectory()
+        defer { CLI.remove(directory) }
         let db = directory + "/store.sqlite"
         try write(Self.envelope(major: 1, name: "Amelia"), directory + "/amelia.plist")
         var result = try CLI.run(["db", "put", "--db", db, "pilots", "amelia", directory + "/amelia.plist"])
@@ -57,6 +58,7 @@ import Testing
 
     @Test func missingStoreCollectionKeyAndBadFiles() throws {
         let directory = try CLI.temporaryDirectory()
+        defer { CLI.remove(directory) }
         let db = directory + "/store.sqlite"
         var result = try CLI.run(["db", "ls", "--db", db])
         #expect(result.status == 1)
@@ -84,6 +86,7 @@ import Testing
 
     @Test func anOlderFileNeverReplacesANewerMajor() throws {
         let directory = try CLI.temporaryDirectory()
+        defer { CLI.remove(directory) }
         let db = directory + "/store.sqlite"
         try write(Self.envelope(major: 3, name: "New"), directory + "/new.plist")
         try write(Self.envelope(major: 2, name: "Old"), directory + "/old.plist")
@@ -102,6 +105,7 @@ import Testing
 
     @Test func exportImportCheckBackup() throws {
         let directory = try CLI.temporaryDirectory()
+        defer { CLI.remove(directory) }
         let db = directory + "/store.sqlite"
         for name in ["amelia", "bessie", "jean/batten"] {
             try write(Self.envelope(major: 1, name: name), directory + "/in.plist")

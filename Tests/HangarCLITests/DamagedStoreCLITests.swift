@@ -36,6 +36,7 @@ import Testing
 
     @Test func checkAndSalvageADamagedStore() throws {
         let folder = try CLI.temporaryDirectory()
+        defer { CLI.remove(folder) }
         let db = try Self.damagedStore(in: folder, tables: ["documents"])
         let check = try CLI.run(["db", "check", "--db", db])
         #expect(check.status == 1 && !check.signaled)
@@ -66,6 +67,7 @@ import Testing
 
     @Test func salvageOfASoundStoreCopiesEverything() throws {
         let folder = try CLI.temporaryDirectory()
+        defer { CLI.remove(folder) }
         let db = folder + "/store.sqlite"
         try DamagedStores.build(at: db)
         let destination = folder + "/copy.sqlite"
@@ -118,6 +120,7 @@ import Testing
 
     @Test func everyErrorIsOneLineNamingItsFile() throws {
         let folder = try CLI.temporaryDirectory()
+        defer { CLI.remove(folder) }
         for (arguments, name) in try Self.failureCases(folder) {
             let result = try CLI.run(arguments)
             let context = "hangar \(arguments.joined(separator: " ")): \(result.stderr)"
@@ -131,6 +134,7 @@ import Testing
 
     @Test func checkOfAFileThatIsNotAStore() throws {
         let folder = try CLI.temporaryDirectory()
+        defer { CLI.remove(folder) }
         let garbage = folder + "/garbage.sqlite"
         try Data(repeating: 0x5A, count: 10_000).write(to: URL(fileURLWithPath: garbage))
         let result = try CLI.run(["db", "check", "--db", garbage])
@@ -144,6 +148,7 @@ import Testing
     /// Random bytes flipped anywhere in a small store, again and again: no verb crashes, each error is one line.
     @Test func flippedBytesNeverCrashAVerb() throws {
         let folder = try CLI.temporaryDirectory()
+        defer { CLI.remove(folder) }
         let pristine = folder + "/pristine.sqlite"
         let store = try SQLiteStore(path: pristine)
         try store.write { transaction in
@@ -220,6 +225,7 @@ import Testing
     /// write-ahead log holds the rest. SQLite reads it whole, and so does `db check`.
     @Test func aFileShorterThanItsHeaderWhoseLogHoldsTheRestIsWhole() throws {
         let folder = try CLI.temporaryDirectory()
+        defer { CLI.remove(folder) }
         let original = folder + "/original.sqlite"
         let copy = folder + "/copy.sqlite"
         let store = try #require(try DamagedStores.build(at: original, leavingLog: true))

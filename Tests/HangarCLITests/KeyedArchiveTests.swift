@@ -8,6 +8,7 @@ import Testing
     /// binary to binary is byte for byte, UIDs included.
     @Test func binaryToBinaryIsByteForByte() throws {
         let directory = try CLI.temporaryDirectory()
+        defer { CLI.remove(directory) }
         let first = directory + "/first.bplist"
         #expect(try CLI.run(["convert", "binary1", Self.archive, "-o", first]).status == 0)
         let result = try CLI.run(["convert", "binary1", first, "-o", "-"])
@@ -18,6 +19,7 @@ import Testing
 
     @Test func throughXMLAndBackIsByteForByte() throws {
         let directory = try CLI.temporaryDirectory()
+        defer { CLI.remove(directory) }
         let first = directory + "/first.bplist"
         #expect(try CLI.run(["convert", "binary1", Self.archive, "-o", first]).status == 0)
         let xml = directory + "/archive.xml"

@@ -27,6 +27,7 @@ import Testing
 
     @Test func directoryIsNotAFile() throws {
         let directory = try CLI.temporaryDirectory()
+        defer { CLI.remove(directory) }
         let result = try CLI.run(["lint", directory])
         #expect(result.status == 1)
         #expect(result.stderr == "\(directory): Is a directory\n")

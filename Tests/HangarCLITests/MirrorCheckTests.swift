@@ -7,6 +7,7 @@ import Testing
 @Suite struct MirrorCheckTests {
     @Test func checkReportsAMirrorFileACommittedSaveCouldNotWrite() throws {
         let directory = try CLI.temporaryDirectory()
+        defer { CLI.remove(directory) }
         let db = directory + "/store.sqlite"
         // A regular file where the mirror folder's parent should be: the folder cannot be created, even as root.
         try Data("blocker".utf8).write(to: URL(fileURLWithPath: directory + "/blocker"))
@@ -38,6 +39,7 @@ import Testing
 extension MirrorCheckTests {
     @Test func checkReportsFilesAMirrorHasNotCaughtUpWith() throws {
         let directory = try CLI.temporaryDirectory()
+        defer { CLI.remove(directory) }
         let db = directory + "/store.sqlite"
         let envelope: PropertyList = ["majorVersion": 1, "minorVersion": 0]
         var configuration = SQLiteStoreConfiguration(path: db)
@@ -67,6 +69,7 @@ extension MirrorCheckTests {
 @Suite struct DBImportBatchTests {
     @Test func aLongImportReportsProgressAndLongKeysComeBack() throws {
         let directory = try CLI.temporaryDirectory()
+        defer { CLI.remove(directory) }
         let db = directory + "/store.sqlite"
         let japanese = String(repeating: "格納庫の飛行機", count: 6)
         let store = try SQLiteStore(path: db)

@@ -36,7 +36,16 @@ import Testing
     static func dropSchema(of configuration: PostgresStoreConfiguration) async throws {
         var dropping = configuration
         dropping.statementDeadline = nil
-        try await HangarPostgresTests.dropSchema(of: dropping)
+        // The stopped backend, let go, may take a while to notice its closed connection and roll back on a loaded
+        // machine: its locks can outlast one statement timeout.
+        for attempt in 1...3 {
+            do {
+                try await HangarPostgresTests.dropSchema(of: dropping)
+                return
+            } catch let error as HangarError where error.code == .timeout && attempt < 3 {
+                continue
+            }
+        }
     }
 
     /// Runs `body` in a write transaction whose backend is stopped (SIGSTOP) once `body` has run, with the stop
@@ -153,8 +162,15 @@ import Testing
         #expect(longest <= bound, "\(longest)")
         #expect(
             Set(outcomes.keys).isSubset(of: ["saved", "connectionLost", "outcomeUnknown", "timeout"]), "\(outcomes)")
-        #expect((outcomes["saved"] ?? 0) > 0)
         print("PostgresDeadlineTests: outcomes \(outcomes), longest call \(longest) (bound \(bound))")
+        // The terminations over, the pool connects again and a save goes through (on a loaded machine, the
+        // writers may have seen nothing but ended sessions while they lasted).
+        let revision = try await store.write { transaction in
+            try await transaction.save(
+                envelope: faultEnvelope(writer: "after", number: 0, key: "k", revision: 0), key: "after",
+                in: "ledger")
+        }
+        #expect(revision == 1)
         await store.close()
         try await Self.dropSchema(of: store.postgresConfiguration)
     }

@@ -28,6 +28,11 @@ enum CLI {
         return path
     }
 
+    /// Removes a folder ``temporaryDirectory()`` made, with everything in it.
+    static func remove(_ directory: String) {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
     static func copy(_ corpusName: String, to directory: String) throws -> String {
         let destination = directory + "/" + corpusName
         try FileManager.default.copyItem(atPath: corpus + "/" + corpusName, toPath: destination)

@@ -52,6 +52,9 @@ extension PilotsAPI {
         let bytes = try await body(of: request)
         let incoming = try bodies.read(bytes, as: bodyFormat, key: key)
         let preconditions = WritePreconditions(request)
+        if let expected = preconditions.onlyRevision {
+            return try await replace(key: key, with: incoming, expectedRevision: expected, preconditions: preconditions)
+        }
         let (revision, created) = try await store.write { writer in
             let current = try await writer.document(in: collection, key: key)
             try bodies.checkWritable(current)
@@ -67,6 +70,28 @@ extension PilotsAPI {
         var headers: HTTPFields = [.eTag: RevisionTag.header(revision)]
         if created { headers[.location] = "/\(collection)/\(key)" }
         return Response(status: created ? .created : .ok, headers: headers)
+    }
+
+    /// A PUT with `If-Match: "n"` alone: one write whose expected revision is `n`, with no read before it (the
+    /// store checks the revision as it writes, and refuses a stored newer major); 200 with the new revision, or
+    /// 412 with the current one.
+    private func replace(
+        key: String, with incoming: IncomingPilot, expectedRevision: Int, preconditions: WritePreconditions
+    ) async throws -> Response {
+        let revision: Int
+        do {
+            revision = try await store.write { writer in
+                if let envelope = incoming.newerMinorEnvelope {
+                    try await writer.save(
+                        envelope: envelope, key: key, in: collection, expectedRevision: expectedRevision)
+                } else {
+                    try await writer.save(incoming.pilot, key: key, in: collection, expectedRevision: expectedRevision)
+                }
+            }
+        } catch let error as HangarError where error.code == .conflict {
+            throw preconditions.failed(try await store.document(in: collection, key: key)?.revision)
+        }
+        return Response(status: .ok, headers: [.eTag: RevisionTag.header(revision)])
     }
 
     /// `DELETE /pilots/{key}`: 204, or 404 when there is none; `If-Match` as for PUT; a stored newer major is 409.

@@ -62,7 +62,16 @@ struct WritePreconditions {
         return nil
     }
 
-    private func failed(_ current: Int?) -> APIError {
+    /// The one revision `If-Match` names when that is the whole condition (`If-Match: "3"`, no `If-None-Match`):
+    /// the store's own check of the expected revision decides then, with no read before the write. (Revision 0,
+    /// which no document has, keeps the general path: it must answer 412, not create.)
+    var onlyRevision: Int? {
+        guard ifNoneMatch == nil, case .revisions(let list) = ifMatch, list.count == 1, list[0] > 0 else { return nil }
+        return list[0]
+    }
+
+    /// The 412 for a document now at `current` (nil: none), with its revision as ETag.
+    func failed(_ current: Int?) -> APIError {
         var error = APIError(
             .preconditionFailed,
             current.map { "The document is at revision \($0)" } ?? "There is no such document")
