@@ -47,11 +47,7 @@ final class SharedCount: Sendable {
 
 /// A directory of its own under the temporary directory, for one test.
 func temporaryTestDirectory(_ label: String) throws -> String {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
-        "hangar-\(label)-\(UUID().uuidString.prefix(8))"
-    ).path
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return path
+    try ScratchFolders.make("hangar-\(label)")
 }
 
 /// What one ``runFaultWriter(_:name:keys:stop:tail:)`` saw.

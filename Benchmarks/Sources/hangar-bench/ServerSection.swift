@@ -34,6 +34,8 @@ struct ServerRow {
     var workload: ServerWorkload
     var contender: String
     var report: LoadReport
+    /// wrk's figures for the same configuration, when wrk is on PATH.
+    var wrk: WrkReport?
 }
 
 /// A contender: its name and executable.
@@ -81,8 +83,13 @@ func runServerSection(options: Options) throws {
         ServerContender(name: "baseline", executable: executables.baseline),
     ]
     var rows: [ServerRow] = []
+    let wrk = WrkRunner.locate(directory: directory, pilots: plan.pilots)
+    say(
+        wrk.map { "wrk: \($0.executable), one thread per instance, run after each hangar-load row on the same servers" }
+            ?? "*** wrk not found on PATH: the wrk columns are empty (apt-get install wrk) ***")
     let context = ServerRunContext(
-        executables: executables, plan: plan, bodiesPath: bodiesPath, directory: directory, workloads: workloads)
+        executables: executables, plan: plan, bodiesPath: bodiesPath, directory: directory, workloads: workloads,
+        wrk: wrk)
     rows += try context.run(engine: "SQLite", contenders: contenders) { contender in
         ["--db", directory + "/\(contender.name).sqlite"]
     }
@@ -117,6 +124,7 @@ struct ServerRunContext {
     var bodiesPath: String
     var directory: String
     var workloads: [ServerWorkload]
+    var wrk: WrkRunner?
 
     /// Seeds each contender's store through one instance, then measures every workload with one instance and with
     /// two (the second started on the same store), the contenders taking turns.
@@ -150,14 +158,17 @@ struct ServerRunContext {
                     let report = try load(
                         .init(
                             contender: contender.name, urls: urls, workload: workload.loadName, seconds: plan.duration))
+                    let wrkReport = try wrk?.run(
+                        workload, urls: urls, connections: plan.connections, seconds: plan.duration)
                     rows.append(
                         ServerRow(
                             engine: engine, instances: count, workload: workload, contender: contender.name,
-                            report: report))
+                            report: report, wrk: wrkReport))
                     print(
                         "  \(engine) ×\(count) \(workload.rawValue) \(contender.name): \(fixed(report.perSecond, 0))/s, "
                             + "p50 \(fixed(report.p50Micros / 1e3, 2)) ms, p99 \(fixed(report.p99Micros / 1e3, 2)) ms"
-                            + (report.errorCount > 0 ? ", errors \(report.errors)" : ""))
+                            + (report.errorCount > 0 ? ", errors \(report.errors)" : "")
+                            + (wrkReport.map { "; wrk \(fixed($0.perSecond, 0))/s" } ?? ""))
                     fflush(nil)
                 }
             }
@@ -193,20 +204,24 @@ struct ServerRunContext {
 /// The per-row table and the ratio table (Hangar / baseline).
 func serverTables(_ rows: [ServerRow]) -> [String] {
     var table = Table(
-        header: ["engine", "servers", "workload", "contender", "ops/s", "p50 ms", "p99 ms", "412s", "errors"],
+        header: [
+            "engine", "servers", "workload", "contender", "ops/s", "p50 ms", "p99 ms", "412s", "errors", "wrk ops/s",
+            "wrk non-2xx",
+        ],
         leftAligned: 4)
     for row in rows {
         let report = row.report
         table.rows.append([
             row.engine, "\(row.instances)", row.workload.title, row.contender, fixed(report.perSecond, 0),
             fixed(report.p50Micros / 1e3, 2), fixed(report.p99Micros / 1e3, 2), "\(report.conflicts)",
-            "\(report.errorCount)",
+            "\(report.errorCount)", row.wrk.map { fixed($0.perSecond, 0) } ?? "-",
+            row.wrk.map { "\($0.non2xx)" } ?? "-",
         ])
     }
     var ratios = Table(
         header: [
             "engine", "servers", "workload", "pilots-server ops/s", "baseline ops/s", "Hangar/baseline",
-            "p99 Hangar/baseline",
+            "p99 Hangar/baseline", "wrk Hangar/baseline",
         ], leftAligned: 3)
     for row in rows where row.contender == "pilots-server" {
         guard
@@ -219,6 +234,7 @@ func serverTables(_ rows: [ServerRow]) -> [String] {
             row.engine, "\(row.instances)", row.workload.title, fixed(row.report.perSecond, 0),
             fixed(peer.report.perSecond, 0), fixed(row.report.perSecond / peer.report.perSecond, 2),
             fixed(row.report.p99Micros / peer.report.p99Micros, 2),
+            row.wrk.flatMap { mine in peer.wrk.map { fixed(mine.perSecond / $0.perSecond, 2) } } ?? "-",
         ])
     }
     var lines = ["", table.render(), ""]

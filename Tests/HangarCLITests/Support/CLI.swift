@@ -23,9 +23,7 @@ enum CLI {
     }
 
     static func temporaryDirectory() throws -> String {
-        let path = NSTemporaryDirectory() + "hangar-cli-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
+        try ScratchFolders.make("hangar-cli")
     }
 
     /// Removes a folder ``temporaryDirectory()`` made, with everything in it.

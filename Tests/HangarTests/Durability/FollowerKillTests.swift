@@ -131,8 +131,6 @@ import Testing
     }
 
     func temporaryFollowDirectory() throws -> String {
-        let path = NSTemporaryDirectory() + "hangar-follow-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
+        try ScratchFolders.make("hangar-follow")
     }
 }

@@ -12,9 +12,7 @@ import Testing
     static let seed: UInt64 = 0x5A17_A6E0
 
     private static func directory() throws -> String {
-        let path = NSTemporaryDirectory() + "hangar-damaged-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
+        try ScratchFolders.make("hangar-damaged")
     }
 
     /// Runs `body`; an error that is not a `HangarError` fails the test.

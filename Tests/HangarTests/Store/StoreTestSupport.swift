@@ -1,5 +1,6 @@
 import Foundation
 import Hangar
+import HangarTestSupport
 import PropertyList
 import Testing
 
@@ -86,9 +87,7 @@ func sqliteConfiguration(
 }
 
 func temporaryDirectory() throws -> String {
-    let path = NSTemporaryDirectory() + "hangar-store-" + UUID().uuidString
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return path
+    try ScratchFolders.make("hangar-store")
 }
 
 func noteConfiguration(_ options: CollectionOptions = CollectionOptions()) -> StoreConfiguration {

@@ -1,4 +1,5 @@
 import Foundation
+import HangarTestSupport
 
 /// The few file operations the tests need (Foundation is fine here; the module under test does not use it).
 enum FileSystem {
@@ -15,8 +16,6 @@ enum FileSystem {
     }
 
     static func temporaryDirectory() throws -> String {
-        let path = NSTemporaryDirectory() + "hangar-tests-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
+        try ScratchFolders.make("hangar-tests")
     }
 }

@@ -80,6 +80,13 @@ import Testing
                     == 412)
             #expect(
                 try await client.put(Pilots.document(name: "X"), key: "bo", headers: ["If-Match": "*"]).status == 412)
+            // One revision named (the write's own check decides): a missing document is 412 with no ETag, and
+            // revision 0 matches nothing either (it never creates).
+            for tag in ["\"1\"", "\"0\""] {
+                let missing = try await client.put(Pilots.document(name: "X"), key: "bo", headers: ["If-Match": tag])
+                #expect(missing.status == 412)
+                #expect(missing.etag == nil)
+            }
             #expect(
                 try await client.put(Pilots.document(name: "Bo"), key: "bo", headers: ["If-None-Match": "*"]).status
                     == 201)
