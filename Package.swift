@@ -127,6 +127,7 @@ let package = Package(
                 "Hangar", "HangarSQLite",
                 "HangarPostgres",
                 "HangarEncryption",
+                "HangarSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
