@@ -110,6 +110,7 @@ let package = Package(
                 "PilotsHTTP",
                 "pilots-server",
                 .product(name: "_PilotModels", package: "Hangar"),
+                .product(name: "HangarSync", package: "Hangar"),
                 .product(name: "Hangar", package: "Hangar"),
                 .product(name: "HangarSQLite", package: "Hangar"),
                 .product(name: "HangarPostgres", package: "Hangar"),
