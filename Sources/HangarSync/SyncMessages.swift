@@ -13,13 +13,24 @@ public struct SyncCheckpoint: Sendable, Hashable {
     public var through: Int
     /// The mark of the change at ``through`` (empty for 0).
     public var mark: String
+    /// The server's last sequence when it last answered a push of this client (0: none past ``through``): its
+    /// own writes are in the server's history up to there, so a server restored from before it is noticed even
+    /// when ``through`` is older than the restore point.
+    public var acknowledged: Int
+    /// The mark of the change at ``acknowledged``.
+    public var acknowledgedMark: String
 
     /// A checkpoint.
-    public init(storeID: String, epoch: String, through: Int, mark: String) {
+    public init(
+        storeID: String, epoch: String, through: Int, mark: String, acknowledged: Int = 0,
+        acknowledgedMark: String = ""
+    ) {
         self.storeID = storeID
         self.epoch = epoch
         self.through = through
         self.mark = mark
+        self.acknowledged = acknowledged
+        self.acknowledgedMark = acknowledgedMark
     }
 }
 
@@ -98,6 +109,24 @@ public enum SyncOutcome: Sendable, Hashable {
     case rejected(code: String, reason: String)
 }
 
+/// What a push answers: one outcome per mutation, in order, and the server's last sequence (and its mark) once
+/// they were applied, which the client keeps in its checkpoint (``SyncCheckpoint/acknowledged``).
+public struct SyncPushAnswer: Sendable, Hashable {
+    /// The outcomes.
+    public var outcomes: [SyncOutcome]
+    /// The server's last change sequence after the push.
+    public var through: Int
+    /// The mark of the change at ``through``.
+    public var mark: String
+
+    /// An answer.
+    public init(outcomes: [SyncOutcome], through: Int, mark: String) {
+        self.outcomes = outcomes
+        self.through = through
+        self.mark = mark
+    }
+}
+
 /// A push: a client's id and its mutations of one collection, applied in order, each at most once.
 public struct SyncPush: Sendable, Hashable {
     /// The client's id (any unique text; a client keeps it for its life).
@@ -124,8 +153,13 @@ public struct SyncError: Error, Sendable, CustomStringConvertible {
         case refused
         /// The server failed (5xx); retrying later may help.
         case serverFailed
-        /// The checkpoint is not usable (pruned changes, another epoch or store): resync from a snapshot.
+        /// The checkpoint is not usable because the changes after it were pruned: resync from a snapshot (HTTP 410,
+        /// cause `pruned`).
         case resyncNeeded
+        /// The checkpoint is not usable because the server's history is not the one it continued: another store
+        /// or epoch, or a store restored from an older copy (HTTP 410, cause `history`). Resync from a snapshot,
+        /// and offer back what the server no longer has.
+        case historyChanged
         /// The request itself is invalid (bad names, a malformed body).
         case invalidRequest
     }

@@ -20,12 +20,15 @@ extension SyncReplica {
             while start < prepared.count {
                 let slice = Array(prepared[start..<min(start + pushBatchSize, prepared.count)])
                 start += slice.count
-                let outcomes = try await transport.push(
+                let answer = try await transport.push(
                     SyncPush(clientID: clientID, mutations: slice.map(\.mutation)), to: collection)
+                let outcomes = answer.outcomes
                 guard outcomes.count == slice.count else {
                     throw SyncError(.malformedAnswer, "The push answer does not have one result per mutation")
                 }
-                try await record(Array(zip(slice, outcomes)), collection, into: &report)
+                try await record(
+                    Array(zip(slice, outcomes)), acknowledged: (answer.through, answer.mark), collection,
+                    into: &report)
                 conflicted = conflicted || outcomes.contains { if case .conflict = $0 { true } else { false } }
             }
             if !conflicted { return }
@@ -62,11 +65,19 @@ extension SyncReplica {
     }
 
     /// Records the server's answers: applied ones become the new base, conflicts go to the resolver.
-    func record(_ answers: [(Prepared, SyncOutcome)], _ collection: String, into report: inout SyncReport)
-        async throws
-    {
+    func record(
+        _ answers: [(Prepared, SyncOutcome)], acknowledged: (through: Int, mark: String), _ collection: String,
+        into report: inout SyncReport
+    ) async throws {
         var conflicts: [(Prepared, SyncItem, [UInt8]?)] = []
         try await store.write { writer in
+            if var checkpoint = try await ReplicaRecords.checkpoint(collection, writer),
+                acknowledged.through > checkpoint.through
+            {
+                checkpoint.acknowledged = acknowledged.through
+                checkpoint.acknowledgedMark = acknowledged.mark
+                try await ReplicaRecords.setCheckpoint(checkpoint, collection, writer)
+            }
             for (prepared, outcome) in answers {
                 guard case .applied(let revision) = outcome else { continue }
                 let key = prepared.mutation.key

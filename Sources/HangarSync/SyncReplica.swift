@@ -82,30 +82,50 @@ public struct SyncReplica<Store: DocumentStore>: Sendable {
         while true {
             let checkpoint = try await store.read { try await ReplicaRecords.checkpoint(collection, $0) }
             let batch: SyncBatch
+            var historyChanged = false
             if let checkpoint {
                 do {
                     batch = try await transport.pull(collection, after: checkpoint)
-                } catch let error as SyncError where error.code == .resyncNeeded {
+                } catch let error as SyncError where error.code == .resyncNeeded || error.code == .historyChanged {
+                    historyChanged = error.code == .historyChanged
                     batch = try await transport.snapshot(of: collection)
                 }
             } else {
                 batch = try await transport.snapshot(of: collection)
             }
-            report.pulled += try await apply(batch, to: collection)
+            report.pulled += try await apply(batch, to: collection, historyChanged: historyChanged)
             if batch.isSnapshot { report.resynced = report.resynced || checkpoint != nil }
             if !batch.hasMore { return }
         }
     }
 
     /// Applies a batch and stores its checkpoint in one local transaction; returns how many documents changed.
-    func apply(_ batch: SyncBatch, to collection: String) async throws -> Int {
+    ///
+    /// After `historyChanged` (another epoch, a restored server), the local documents in step with the old
+    /// history that the snapshot does not hold as they are, are not replaced or deleted: they become pending
+    /// changes over their old base, so the push offers them back and the resolver decides (nothing the server
+    /// lost by a restore is lost on the clients too).
+    func apply(_ batch: SyncBatch, to collection: String, historyChanged: Bool = false) async throws -> Int {
         try await store.write { writer in
             var changed = 0
-            for item in batch.items where try await Self.apply(item, collection, writer) { changed += 1 }
-            if batch.isSnapshot {
-                changed += try await Self.dropMissing(batch, collection, writer)
+            for item in batch.items {
+                if historyChanged, try await Self.offerBack(item.key, unlessEqualTo: item, collection, writer) {
+                    continue
+                }
+                if try await Self.apply(item, collection, writer) { changed += 1 }
             }
-            try await ReplicaRecords.setCheckpoint(batch.checkpoint, collection, writer)
+            if batch.isSnapshot {
+                changed += try await Self.dropMissing(batch, collection, historyChanged: historyChanged, writer)
+            }
+            var checkpoint = batch.checkpoint
+            // A push's acknowledgement past the batch stays to be verified by the next pull.
+            if !historyChanged, !batch.isSnapshot, let old = try await ReplicaRecords.checkpoint(collection, writer),
+                old.acknowledged > checkpoint.through
+            {
+                checkpoint.acknowledged = old.acknowledged
+                checkpoint.acknowledgedMark = old.acknowledgedMark
+            }
+            try await ReplicaRecords.setCheckpoint(checkpoint, collection, writer)
             return changed
         }
     }
@@ -154,10 +174,13 @@ public struct SyncReplica<Store: DocumentStore>: Sendable {
 
     /// After a snapshot: deletes the local documents in step with the server that the server no longer has
     /// (pending local changes stay, and are pushed).
-    static func dropMissing(_ batch: SyncBatch, _ collection: String, _ writer: Store.Writer) async throws -> Int {
+    static func dropMissing(
+        _ batch: SyncBatch, _ collection: String, historyChanged: Bool, _ writer: Store.Writer
+    ) async throws -> Int {
         let live = Set(batch.items.map(\.key))
         var dropped = 0
         for key in try await writer.keys(in: ReplicaRecords.stateCollection(collection)) where !live.contains(key) {
+            if historyChanged, try await offerBack(key, unlessEqualTo: nil, collection, writer) { continue }
             guard let state = try await ReplicaRecords.state(collection, key, writer) else { continue }
             let local = try await writer.document(in: collection, key: key)
             guard !state.needsPush(localRevision: local?.revision ?? 0) else { continue }
@@ -166,6 +189,21 @@ public struct SyncReplica<Store: DocumentStore>: Sendable {
             try await ReplicaRecords.setState(.clean, collection, key, writer)
         }
         return dropped
+    }
+
+    /// After a history change: makes the local document at `key` a pending change over its old base when it is in
+    /// step with the old history and the server's `item` (`nil`: none) is not the same document; returns whether
+    /// it did.
+    static func offerBack(_ key: String, unlessEqualTo item: SyncItem?, _ collection: String, _ writer: Store.Writer)
+        async throws -> Bool
+    {
+        guard var state = try await ReplicaRecords.state(collection, key, writer) else { return false }
+        let local = try await writer.document(in: collection, key: key)
+        guard !state.needsPush(localRevision: local?.revision ?? 0), let local else { return false }
+        if let item, item.revision == state.base, item.body == (try local.plaintextBody()) { return false }
+        state.local = -1
+        try await ReplicaRecords.setState(state, collection, key, writer)
+        return true
     }
 
     /// The local keys of `collection` stored at a newer major than the collection's format reads.

@@ -11,13 +11,17 @@ extension SyncServer {
     ///
     /// Throws only when the store fails (nothing of the failing mutation is written; those before it are, and
     /// their answers are remembered, so the client retries the whole push safely).
-    public func push(_ push: SyncPush, to collection: String) async throws -> [SyncOutcome] {
+    public func push(_ push: SyncPush, to collection: String) async throws -> SyncPushAnswer {
         try Self.checkSyncable(collection)
         var outcomes: [SyncOutcome] = []
         for mutation in push.mutations {
             outcomes.append(try await apply(mutation, of: push.clientID, to: collection))
         }
-        return outcomes
+        let (through, mark) = try await store.read { reader in
+            let last = try await reader.lastChangeSequence()
+            return (last, try await Self.mark(at: last, reader))
+        }
+        return SyncPushAnswer(outcomes: outcomes, through: through, mark: mark)
     }
 
     /// The answer remembered for an applied mutation.

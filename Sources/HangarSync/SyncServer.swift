@@ -88,23 +88,32 @@ public struct SyncServer<Store: DocumentStore>: Sendable {
     /// The documents of `collection` changed after `checkpoint`, at most about ``batchLimit`` changes' worth,
     /// ending on a transaction boundary, each at its state as of this read, with the checkpoint to store.
     ///
-    /// Throws ``SyncError/Code/resyncNeeded`` when the checkpoint cannot be continued: changes after it were
-    /// pruned (HTTP 410), it belongs to another store or epoch, or the store's feed at its sequence is not the
-    /// one it saw (a restore from an older copy). The client then takes a ``snapshot(of:)``.
+    /// Throws ``SyncError/Code/resyncNeeded`` when changes after the checkpoint were pruned, and
+    /// ``SyncError/Code/historyChanged`` when it belongs to another store or epoch, or the store's feed at its
+    /// sequence is not the one it saw (a restore from an older copy): both HTTP 410. The client then takes a
+    /// ``snapshot(of:)``.
     public func pull(_ collection: String, after checkpoint: SyncCheckpoint) async throws -> SyncBatch {
         try Self.checkSyncable(collection)
         let identity = try await identity()
         guard checkpoint.storeID == identity.storeID, checkpoint.epoch == identity.epoch else {
-            throw SyncError(.resyncNeeded, "The checkpoint belongs to another store or epoch", status: 410)
+            throw SyncError(.historyChanged, "The checkpoint belongs to another store or epoch", status: 410)
         }
         let limit = batchLimit
         return try await store.read { reader in
             let last = try await reader.lastChangeSequence()
             guard checkpoint.through <= last else {
-                throw SyncError(.resyncNeeded, "The checkpoint is ahead of the store (restored?)", status: 410)
+                throw SyncError(.historyChanged, "The checkpoint is ahead of the store (restored?)", status: 410)
             }
             guard try await Self.mark(at: checkpoint.through, reader) == checkpoint.mark else {
-                throw SyncError(.resyncNeeded, "The store's history differs at the checkpoint", status: 410)
+                throw SyncError(.historyChanged, "The store's history differs at the checkpoint", status: 410)
+            }
+            if checkpoint.acknowledged > checkpoint.through {
+                guard checkpoint.acknowledged <= last,
+                    try await Self.mark(at: checkpoint.acknowledged, reader) == checkpoint.acknowledgedMark
+                else {
+                    throw SyncError(
+                        .historyChanged, "The store no longer holds this client's acknowledged writes", status: 410)
+                }
             }
             let (changes, hasMore) = try await Self.transactionBounded(
                 collection, after: checkpoint.through, limit: limit, reader)

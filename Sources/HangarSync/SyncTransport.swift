@@ -13,7 +13,7 @@ public protocol SyncTransport: Sendable {
     /// Every live document of `collection`.
     func snapshot(of collection: String) async throws -> SyncBatch
     /// Applies mutations of `collection`; one outcome per mutation, in order.
-    func push(_ push: SyncPush, to collection: String) async throws -> [SyncOutcome]
+    func push(_ push: SyncPush, to collection: String) async throws -> SyncPushAnswer
 }
 
 /// A transport to a ``SyncServer`` in the same process: for apps that embed both ends, and tests.
@@ -32,7 +32,7 @@ public struct LocalSyncTransport<Store: DocumentStore>: SyncTransport {
         try await server.snapshot(of: collection)
     }
 
-    public func push(_ push: SyncPush, to collection: String) async throws -> [SyncOutcome] {
+    public func push(_ push: SyncPush, to collection: String) async throws -> SyncPushAnswer {
         try await server.push(push, to: collection)
     }
 }
@@ -61,11 +61,18 @@ public struct HTTPSyncTransport: SyncTransport {
     }
 
     public func pull(_ collection: String, after checkpoint: SyncCheckpoint) async throws -> SyncBatch {
-        let query = [
-            URLQueryItem(name: "since", value: String(checkpoint.through)),
-            URLQueryItem(name: "store", value: checkpoint.storeID),
-            URLQueryItem(name: "epoch", value: checkpoint.epoch), URLQueryItem(name: "mark", value: checkpoint.mark),
-        ]
+        let query =
+            [
+                URLQueryItem(name: "since", value: String(checkpoint.through)),
+                URLQueryItem(name: "store", value: checkpoint.storeID),
+                URLQueryItem(name: "epoch", value: checkpoint.epoch),
+                URLQueryItem(name: "mark", value: checkpoint.mark),
+            ]
+            + (checkpoint.acknowledged > checkpoint.through
+                ? [
+                    URLQueryItem(name: "acknowledged", value: String(checkpoint.acknowledged)),
+                    URLQueryItem(name: "acknowledgedMark", value: checkpoint.acknowledgedMark),
+                ] : [])
         let body = try await send("GET", collection, "changes", query: query, body: nil)
         return try SyncWire.batch(try SyncWire.value(body))
     }
@@ -75,17 +82,18 @@ public struct HTTPSyncTransport: SyncTransport {
         return try SyncWire.batch(try SyncWire.value(body))
     }
 
-    public func push(_ push: SyncPush, to collection: String) async throws -> [SyncOutcome] {
+    public func push(_ push: SyncPush, to collection: String) async throws -> SyncPushAnswer {
         let body = try await send(
             "POST", collection, "push", query: [], body: try SyncWire.bytes(SyncWire.encode(push)))
-        let outcomes = try SyncWire.outcomes(try SyncWire.value(body))
+        let answer = try SyncWire.pushAnswer(try SyncWire.value(body))
+        let outcomes = answer.outcomes
         guard outcomes.count == push.mutations.count else {
             throw SyncError(
                 .malformedAnswer,
                 "The push answer has \(outcomes.count) results for "
                     + "\(push.mutations.count) mutations")
         }
-        return outcomes
+        return answer
     }
 
     /// Sends one request; the answer's body on 200, else the error its status means.
@@ -120,7 +128,10 @@ public struct HTTPSyncTransport: SyncTransport {
         let bytes = [UInt8](data)
         switch http.statusCode {
         case 200: return bytes
-        case 410: throw SyncError(.resyncNeeded, Self.reason(bytes, status: 410), status: 410)
+        case 410:
+            let cause = (try? SyncWire.value(bytes))?["cause"]?.stringValue
+            throw SyncError(
+                cause == "history" ? .historyChanged : .resyncNeeded, Self.reason(bytes, status: 410), status: 410)
         case 500...:
             throw SyncError(.serverFailed, Self.reason(bytes, status: http.statusCode), status: http.statusCode)
         default: throw SyncError(.refused, Self.reason(bytes, status: http.statusCode), status: http.statusCode)

@@ -31,10 +31,15 @@ public enum SyncWire {
 
     /// A checkpoint as a dictionary.
     public static func encode(_ checkpoint: SyncCheckpoint) -> PropertyList {
-        [
+        var entries: PropertyList.Dictionary = [
             "storeID": .string(checkpoint.storeID), "epoch": .string(checkpoint.epoch),
             "through": .integer(.init(checkpoint.through)), "mark": .string(checkpoint.mark),
         ]
+        if checkpoint.acknowledged > 0 {
+            entries["acknowledged"] = .integer(.init(checkpoint.acknowledged))
+            entries["acknowledgedMark"] = .string(checkpoint.acknowledgedMark)
+        }
+        return .dictionary(entries)
     }
 
     /// An item as a dictionary (`body` absent for a delete).
@@ -66,9 +71,9 @@ public enum SyncWire {
         return ["clientID": .string(push.clientID), "mutations": .array(mutations)]
     }
 
-    /// Outcomes (one per mutation, in order) as a dictionary.
-    public static func encode(_ outcomes: [SyncOutcome]) -> PropertyList {
-        let entries: [PropertyList] = outcomes.map { outcome in
+    /// A push answer (outcomes one per mutation, in order) as a dictionary.
+    public static func encode(_ answer: SyncPushAnswer) -> PropertyList {
+        let entries: [PropertyList] = answer.outcomes.map { outcome in
             switch outcome {
             case .applied(let revision):
                 return ["outcome": "applied", "revision": .integer(.init(revision))]
@@ -80,7 +85,9 @@ public enum SyncWire {
                 return ["outcome": "rejected", "code": .string(code), "reason": .string(reason)]
             }
         }
-        return ["results": .array(entries)]
+        return [
+            "results": .array(entries), "through": .integer(.init(answer.through)), "mark": .string(answer.mark),
+        ]
     }
 
     // MARK: Decoding
@@ -131,9 +138,11 @@ public enum SyncWire {
         -> SyncCheckpoint
     {
         let fields = try Fields(value, "The checkpoint", code: code)
+        let acknowledged = fields.entries["acknowledged"] == nil ? 0 : try fields.integer("acknowledged")
         return SyncCheckpoint(
             storeID: try fields.string("storeID"), epoch: try fields.string("epoch"),
-            through: try fields.integer("through"), mark: try fields.string("mark"))
+            through: try fields.integer("through"), mark: try fields.string("mark"), acknowledged: acknowledged,
+            acknowledgedMark: acknowledged == 0 ? "" : try fields.string("acknowledgedMark"))
     }
 
     /// An item.
@@ -187,8 +196,8 @@ public enum SyncWire {
         return SyncPush(clientID: clientID, mutations: mutations)
     }
 
-    /// The outcomes of a push.
-    public static func outcomes(_ value: PropertyList) throws(SyncError) -> [SyncOutcome] {
+    /// The answer to a push.
+    public static func pushAnswer(_ value: PropertyList) throws(SyncError) -> SyncPushAnswer {
         let fields = try Fields(value, "The push answer", code: .malformedAnswer)
         var outcomes: [SyncOutcome] = []
         for entry in try fields.array("results") {
@@ -202,6 +211,7 @@ public enum SyncWire {
             case let other: throw SyncError(.malformedAnswer, "Unknown push outcome \"\(other)\"")
             }
         }
-        return outcomes
+        return SyncPushAnswer(
+            outcomes: outcomes, through: try fields.integer("through"), mark: try fields.string("mark"))
     }
 }

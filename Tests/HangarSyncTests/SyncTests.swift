@@ -174,21 +174,66 @@ import Testing
         await world.close(writer, reader)
     }
 
-    @Test func aNewEpochResyncsAndKeepsPendingWrites() async throws {
+    @Test func aNewEpochResyncsKeepsPendingWritesAndOffersBackWhatTheServerLacks() async throws {
         let world = try SyncWorld()
-        let a = try world.client("a")
+        let recorder = RecordingResolver()
+        let a = try world.client("a", resolver: recorder.resolver)
         try await a.save("Ada", key: "p1")
         try await a.save("Bo", key: "p2")
+        try await a.save("Cy", key: "p3")
         _ = try await a.sync()
         try await a.save("Ada offline", key: "p1")
+        // The server lost p2 (as a restore would) and starts a new epoch.
         try await world.server.write { _ = try await $0.delete(key: "p2", in: Pilot.collection) }
         try await world.syncServer.startNewEpoch()
         let report = try await a.sync()
-        #expect(report.resynced && report.pushed == 1)
-        #expect(try await a.pilot("p2") == nil)
+        #expect(report.resynced && report.pushed == 2 && report.conflicts == 1)
+        #expect(recorder.conflicts.map(\.key) == ["p2"])
         #expect(try await world.server.load(Pilot.self, key: "p1")?.value.name == "Ada offline")
+        #expect(try await world.server.load(Pilot.self, key: "p2")?.value.name == "Bo")
+        #expect(try await world.revisions("p3") == [1])
         #expect(try await world.isInStep(a))
         await world.close(a)
+    }
+
+    @Test func aServerRestoredFromAnOlderBackupIsNoticedAndHealedByItsClients() async throws {
+        let world = try SyncWorld()
+        let forwarding = ForwardingTransport(LocalSyncTransport(server: world.syncServer))
+        let a = try world.client("a", over: forwarding)
+        let b = try world.client("b", over: forwarding)
+        try await a.save("Ada", key: "p1")
+        try await a.save("Bo", key: "p2")
+        _ = try await a.sync()
+        _ = try await b.sync()
+        let backup = world.directory + "/backup.sqlite"
+        try world.server.backup(to: backup)
+        try await a.save("Ada 2", key: "p1")
+        try await a.save("Cy", key: "p3")
+        _ = try await a.sync()
+        _ = try await b.sync()
+        // Restored: the old file comes back, and takes other writes, past the clients' checkpoints.
+        await world.server.close()
+        let restored = try SQLiteStore(path: backup, store: SyncWorld.configuration())
+        for index in 0..<10 {
+            try await restored.write { try $0.save(Pilot(name: "X\(index)"), key: "x\(index)") }
+        }
+        forwarding.target.withLock { $0 = LocalSyncTransport(server: SyncServer(store: restored)) }
+        let report = try await b.sync()
+        #expect(report.resynced)
+        #expect(report.conflicts == 2)  // p1 (the restored server's older revision) and p3 (which it lacks)
+        #expect(try await restored.load(Pilot.self, key: "p3")?.value.name == "Cy")
+        #expect(try await b.pilot("p1")?.name == "Ada")
+        #expect(try await b.replica.conflictCopies(in: Pilot.collection)["p1"]??["name"] == "Ada 2")
+        #expect(try await b.pilot("x9")?.name == "X9")
+        let reportA = try await a.sync()
+        _ = try await b.sync()
+        let server = try await SyncWorld.documents(of: restored)
+        // A's checkpoint is older than the restore point, but its acknowledged pushes are not: noticed too.
+        #expect(reportA.resynced && reportA.conflicts == 1)
+        #expect(try await SyncWorld.documents(of: a.store) == server)
+        #expect(try await SyncWorld.documents(of: b.store) == server)
+        await restored.close()
+        await world.close(a, b)
     }
 
     @Test func prunedChangesResyncFromASnapshot() async throws {

@@ -31,9 +31,11 @@ final class SyncWorld: Sendable {
     }
 
     /// A client store `name` with a replica syncing through a fault-injecting transport.
-    func client(_ name: String, resolver: SyncResolver = .default) throws -> Client {
+    func client(_ name: String, resolver: SyncResolver = .default, over inner: (any SyncTransport)? = nil) throws
+        -> Client
+    {
         let store = try SQLiteStore(path: directory + "/\(name).sqlite", store: Self.configuration())
-        let transport = FaultyTransport(LocalSyncTransport(server: syncServer))
+        let transport = FaultyTransport(inner ?? LocalSyncTransport(server: syncServer))
         return Client(
             store: store, transport: transport,
             replica: SyncReplica(store: store, transport: transport, resolver: resolver))
@@ -128,8 +130,27 @@ final class FaultyTransport: SyncTransport, Sendable {
         try await run("snapshot") { try await inner.snapshot(of: collection) }
     }
 
-    func push(_ push: SyncPush, to collection: String) async throws -> [SyncOutcome] {
+    func push(_ push: SyncPush, to collection: String) async throws -> SyncPushAnswer {
         try await run("push") { try await inner.push(push, to: collection) }
+    }
+}
+
+/// A transport whose server can be replaced (a server restored from a backup).
+final class ForwardingTransport: SyncTransport, Sendable {
+    let target: Mutex<any SyncTransport>
+
+    init(_ target: any SyncTransport) { self.target = Mutex(target) }
+
+    func pull(_ collection: String, after checkpoint: SyncCheckpoint) async throws -> SyncBatch {
+        try await target.withLock { $0 }.pull(collection, after: checkpoint)
+    }
+
+    func snapshot(of collection: String) async throws -> SyncBatch {
+        try await target.withLock { $0 }.snapshot(of: collection)
+    }
+
+    func push(_ push: SyncPush, to collection: String) async throws -> SyncPushAnswer {
+        try await target.withLock { $0 }.push(push, to: collection)
     }
 }
 

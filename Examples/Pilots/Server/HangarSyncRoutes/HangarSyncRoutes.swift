@@ -6,8 +6,8 @@ import PropertyList
 /// The Hangar Sync endpoints (Documentation/Sync.md) on Hummingbird 2, for the collections an app chooses, over
 /// a ``HangarSync/SyncServer``:
 ///
-/// - `GET /sync/{collection}/changes?since=N&store=ID&epoch=E&mark=M`: a batch after the checkpoint; 410 when
-///   it cannot be continued (then `GET …/snapshot`).
+/// - `GET /sync/{collection}/changes?since=N&store=ID&epoch=E&mark=M[&acknowledged=A&acknowledgedMark=AM]`: a
+///   batch after the checkpoint; 410 when it cannot be continued (then `GET …/snapshot`).
 /// - `GET /sync/{collection}/snapshot`: every live document and the checkpoint to continue from.
 /// - `POST /sync/{collection}/push`: mutations applied at most once, one result each.
 ///
@@ -56,7 +56,10 @@ public struct HangarSyncRoutes<Store: DocumentStore>: Sendable {
         else {
             throw SyncError(.invalidRequest, "changes needs since (an integer), store and epoch", status: 400)
         }
-        let checkpoint = SyncCheckpoint(storeID: storeID, epoch: epoch, through: since, mark: query.get("mark") ?? "")
+        let acknowledged = query.get("acknowledged").flatMap { Int($0) } ?? 0
+        let checkpoint = SyncCheckpoint(
+            storeID: storeID, epoch: epoch, through: since, mark: query.get("mark") ?? "", acknowledged: acknowledged,
+            acknowledgedMark: query.get("acknowledgedMark") ?? "")
         return SyncWire.encode(try await server.pull(collection, after: checkpoint))
     }
 
@@ -81,12 +84,18 @@ public struct HangarSyncRoutes<Store: DocumentStore>: Sendable {
             return try Self.respond(.ok, try await body())
         } catch let error as SyncError {
             let status: HTTPResponse.Status
+            var body: PropertyList.Dictionary = ["reason": .string(error.message)]
             switch error.code {
-            case .resyncNeeded: status = .gone
+            case .resyncNeeded:
+                status = .gone
+                body["cause"] = "pruned"
+            case .historyChanged:
+                status = .gone
+                body["cause"] = "history"
             case .invalidRequest: status = HTTPResponse.Status(code: error.status ?? 400)
             default: status = .internalServerError
             }
-            return try Self.respond(status, ["reason": .string(error.message)])
+            return try Self.respond(status, .dictionary(body))
         }
     }
 
