@@ -163,4 +163,54 @@ import Testing
         #expect(Self.same(local, fromServer))
         #expect(local.values.allSatisfy { $0.revision == 1 })
     }
+
+    /// Pushes cut short by SIGKILL, of the client or of the server, at random moments: each local change ends on
+    /// the server exactly once (one revision per document), whatever was lost on the way.
+    @Test func pushesKilledAtRandomMomentsApplyEachChangeOnce() async throws {
+        guard let hangar = Self.hangar else {
+            print("SKIPPED pushesKilledAtRandomMomentsApplyEachChangeOnce: no \(repositoryRoot)/.build/debug/hangar")
+            return
+        }
+        let serverPath = directory.path + "/server.sqlite"
+        let clientPath = directory.path + "/c.sqlite"
+        let count = 1200
+        let client = try clientStore("c")
+        try await client.write { transaction in
+            for index in 0..<count {
+                try transaction.save(Pilot(name: "P\(index)"), key: String(format: "k%05d", index))
+            }
+        }
+        await client.close()
+        let seed = UInt64(Date().timeIntervalSince1970)
+        var generator = SeededGenerator(seed: seed)
+        print("pushesKilledAtRandomMomentsApplyEachChangeOnce: seed \(seed)")
+        var server = try startServer()
+        var cut = 0
+        for round in 0..<6 {
+            let child = try ChildProcess(
+                ["db", "sync", "--db", clientPath, "--remote", server.baseURL, "pilots"],
+                stderrPath: directory.path + "/push-\(round).log", executable: hangar)
+            usleep(UInt32.random(in: 50_000...600_000, using: &generator))
+            if round % 2 == 0 {
+                if ChildProcess.wasKilled(child.killAndWait()) { cut += 1 }
+            } else {
+                server.kill9()
+                if child.waitForExit() != 0 { cut += 1 }
+                server = try startServer()
+            }
+        }
+        print("pushesKilledAtRandomMomentsApplyEachChangeOnce: \(cut) of 6 runs cut short")
+        let last = try ProcessRunner.run(
+            hangar, ["db", "sync", "--db", clientPath, "--remote", server.baseURL, "pilots"])
+        #expect(last.status == 0, "\(last.stderr)")
+        #expect(server.terminate() == 0)
+        let store = try SQLiteStore(path: serverPath)
+        let histories = try await store.read { reader in
+            try reader.keys(in: Pilot.collection).map { try reader.history(in: Pilot.collection, key: $0).count }
+        }
+        await store.close()
+        #expect(histories.count == count)
+        #expect(histories.allSatisfy { $0 == 1 })
+        #expect(Self.same(try await Self.pilots(at: clientPath), try await Self.pilots(at: serverPath)))
+    }
 }
