@@ -79,12 +79,18 @@ extension SyncReplica {
                 try await ReplicaRecords.setCheckpoint(checkpoint, collection, writer)
             }
             for (prepared, outcome) in answers {
-                guard case .applied(let revision) = outcome else { continue }
+                guard case .applied(let revision, let current) = outcome else { continue }
                 let key = prepared.mutation.key
                 guard var state = try await ReplicaRecords.state(collection, key, writer) else { continue }
                 state.base = prepared.mutation.body == nil ? 0 : revision
                 state.pending.removeAll { $0 <= prepared.mutation.id }
                 state.local = prepared.localRevision
+                let local = try await writer.document(in: collection, key: key)
+                if let current, (local?.revision ?? 0) == prepared.localRevision {
+                    // The server moved on from this (retried) mutation while it was pending: take its document.
+                    state.local = try await Self.write(current.body, key: key, collection, over: local, writer)
+                    state.base = current.body == nil ? 0 : current.revision
+                }
                 try await ReplicaRecords.setState(state, collection, key, writer)
             }
         }

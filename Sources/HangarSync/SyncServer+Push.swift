@@ -104,7 +104,15 @@ extension SyncServer {
                     outcome: .rejected(
                         code: "invalidRequest", reason: "Mutation \(mutation.id) was already used for another key"))
             }
-            return .applied(revision: remembered.revision)
+            let current = try await writer.document(in: collection, key: mutation.key)
+            guard (current?.revision ?? 0) != remembered.revision else {
+                return .applied(revision: remembered.revision)
+            }
+            // Moved on since (another client's write, made over this one): say so, with the original answer.
+            let lastRevision = current?.revision ?? remembered.revision
+            return .applied(
+                revision: remembered.revision,
+                current: SyncItem(key: mutation.key, revision: lastRevision, body: try current?.plaintextBody()))
         }
         let current = try await writer.document(in: collection, key: mutation.key)
         let currentRevision = current?.revision ?? 0

@@ -75,8 +75,10 @@ public enum SyncWire {
     public static func encode(_ answer: SyncPushAnswer) -> PropertyList {
         let entries: [PropertyList] = answer.outcomes.map { outcome in
             switch outcome {
-            case .applied(let revision):
-                return ["outcome": "applied", "revision": .integer(.init(revision))]
+            case .applied(let revision, let current):
+                var entry: PropertyList.Dictionary = ["outcome": "applied", "revision": .integer(.init(revision))]
+                if let current { entry["current"] = encode(current) }
+                return .dictionary(entry)
             case .conflict(let theirs, let base):
                 var entry: PropertyList.Dictionary = ["outcome": "conflict", "theirs": encode(theirs)]
                 if let base { entry["base"] = .data(base) }
@@ -203,7 +205,9 @@ public enum SyncWire {
         for entry in try fields.array("results") {
             let result = try Fields(entry, "A push result", code: .malformedAnswer)
             switch try result.string("outcome") {
-            case "applied": outcomes.append(.applied(revision: try result.integer("revision")))
+            case "applied":
+                let current = try result.entries["current"].map { value throws(SyncError) in try item(value) }
+                outcomes.append(.applied(revision: try result.integer("revision"), current: current))
             case "conflict":
                 outcomes.append(.conflict(theirs: try item(result.entries["theirs"]), base: try result.data("base")))
             case "rejected":

@@ -26,7 +26,7 @@ final class SyncWorld: Sendable {
     static func configuration() -> StoreConfiguration {
         var configuration = StoreConfiguration()
         configuration.registry = .pilots
-        configuration.collections[Pilot.collection] = CollectionOptions(history: .keepLast(10), format: Pilot.format)
+        configuration.collections[Pilot.collection] = CollectionOptions(history: .keepAll, format: Pilot.format)
         return configuration
     }
 
@@ -109,6 +109,9 @@ final class FaultyTransport: SyncTransport, Sendable {
     func inject(_ fault: Fault, on operation: String) {
         faults.withLock { $0[operation, default: []].append(fault) }
     }
+
+    /// Forgets the faults not met yet.
+    func clearFaults() { faults.withLock { $0 = [:] } }
 
     /// How many `operation` requests reached the server.
     func count(_ operation: String) -> Int { counts.withLock { $0[operation] ?? 0 } }
