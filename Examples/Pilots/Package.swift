@@ -44,6 +44,7 @@ let package = Package(
                 .product(name: "Hangar", package: "Hangar"),
                 .product(name: "HangarSQLite", package: "Hangar"),
                 .product(name: "HangarPostgres", package: "Hangar"),
+                .product(name: "HangarSync", package: "Hangar"),
                 .product(name: "PropertyList", package: "Hangar"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
