@@ -99,10 +99,10 @@ public struct SyncMutation: Sendable, Hashable {
 
 /// What the server answers for one mutation.
 public enum SyncOutcome: Sendable, Hashable {
-    /// Applied: the mutation made `revision` (0 for a delete). A retried mutation gets the answer it got the
-    /// first time, with `current`, the server's document now, when it has moved on since (another client's later
-    /// write, made over this one): the client, which skipped that change in its pull while its own was pending,
-    /// takes it from here.
+    /// Applied: the mutation made `revision` (0 for a delete). With `current`, the server's document now, when
+    /// it is not what the client sent: stored migrated (an older major, on the way in), or, for a retried
+    /// mutation (which gets the revision it got the first time), moved on since (another client's later write,
+    /// made over this one, which the client skipped in its pull while its own was pending). The client takes it.
     case applied(revision: Int, current: SyncItem? = nil)
     /// Not applied: the server's document moved on from the mutation's base. `theirs` is the server's current
     /// document (`nil` body: deleted), `base` the base revision's body when history still keeps it.

@@ -48,7 +48,8 @@ extension SyncServer {
             do {
                 return try await store.write { writer in
                     try await Self.apply(
-                        mutation, envelope: envelope, clientID: clientID, collection: collection, writer)
+                        mutation, envelope: envelope, clientID: clientID, collection: collection, format: format,
+                        writer)
                 }
             } catch let refusal as Refusal {
                 return refusal.outcome
@@ -96,7 +97,7 @@ extension SyncServer {
 
     static func apply(
         _ mutation: SyncMutation, envelope: PropertyList?, clientID: String, collection: String,
-        _ writer: Store.Writer
+        format: DocumentFormat?, _ writer: Store.Writer
     ) async throws -> SyncOutcome {
         if let remembered = try await remembered(clientID, mutation.id, writer) {
             guard remembered.collection == collection, remembered.key == mutation.key else {
@@ -105,14 +106,16 @@ extension SyncServer {
                         code: "invalidRequest", reason: "Mutation \(mutation.id) was already used for another key"))
             }
             let current = try await writer.document(in: collection, key: mutation.key)
-            guard (current?.revision ?? 0) != remembered.revision else {
+            let currentBody = try current?.plaintextBody()
+            guard (current?.revision ?? 0) != remembered.revision || currentBody != mutation.body else {
                 return .applied(revision: remembered.revision)
             }
-            // Moved on since (another client's write, made over this one): say so, with the original answer.
+            // Moved on since (another client's write, made over this one), or stored migrated: say so, with the
+            // original answer.
             let lastRevision = current?.revision ?? remembered.revision
             return .applied(
                 revision: remembered.revision,
-                current: SyncItem(key: mutation.key, revision: lastRevision, body: try current?.plaintextBody()))
+                current: SyncItem(key: mutation.key, revision: lastRevision, body: currentBody))
         }
         let current = try await writer.document(in: collection, key: mutation.key)
         let currentRevision = current?.revision ?? 0
@@ -126,14 +129,17 @@ extension SyncServer {
                 break
             }
         }
-        guard currentRevision == mutation.base || currentRevision == ownBase else {
+        if currentRevision != mutation.base && currentRevision != ownBase {
             let base = ownBase ?? mutation.base
             let baseBody =
                 base > 0
                 ? try await writer.document(in: collection, key: mutation.key, revision: base)?.plaintextBody() : nil
             let theirs = SyncItem(
                 key: mutation.key, revision: currentRevision, body: try current?.plaintextBody())
-            return .conflict(theirs: theirs, base: baseBody)
+            // Only a bulk upgrade lies between base and current: the edit, migrated on the way in, goes over it.
+            guard let baseBody, let currentBody = theirs.body, let format, mutation.body != nil,
+                isUpgradeOnly(from: baseBody, to: currentBody, format: format)
+            else { return .conflict(theirs: theirs, base: baseBody) }
         }
         let revision: Int
         if let envelope {
@@ -149,7 +155,25 @@ extension SyncServer {
         ]
         try await writer.save(
             envelope: record, key: "\(clientID)/\(mutation.id)", in: mutationsCollection, expectedRevision: 0)
+        // Stored otherwise than sent (migrated on the way in): the client takes the stored bytes.
+        if let stored = try await writer.document(in: collection, key: mutation.key), mutation.body != nil,
+            try stored.plaintextBody() != mutation.body
+        {
+            return .applied(
+                revision: revision,
+                current: SyncItem(key: mutation.key, revision: revision, body: try stored.plaintextBody()))
+        }
         return .applied(revision: revision)
+    }
+
+    /// Whether `current` is exactly `base` migrated to the format's current version (what a bulk upgrade saves).
+    static func isUpgradeOnly(from base: [UInt8], to current: [UInt8], format: DocumentFormat) -> Bool {
+        guard let envelope = try? PropertyList(binary: base),
+            let version = try? DocumentFormat.envelopeVersion(of: envelope), version.major < format.current.major,
+            let opened = try? format.open(envelope),
+            let migrated = try? format.seal(opened.content, version: format.current).encoded(as: .binary)
+        else { return false }
+        return migrated == current
     }
 
     static func remembered(_ clientID: String, _ id: Int, _ reader: some DocumentReader) async throws -> Remembered? {

@@ -286,6 +286,35 @@ import Testing
         let stored = try #require(try await world.server.document(in: Pilot.collection, key: "o1"))
         #expect(stored.version.major == 2)
         #expect(try await world.server.load(Pilot.self, key: "o1")?.value.name == "Old")
+        #expect(try await store.document(in: Pilot.collection, key: "o1")?.body == stored.body)
+        await store.close()
+        await world.close()
+    }
+
+    @Test func anEditOverABulkUpgradeIsMigratedNotAConflict() async throws {
+        let world = try SyncWorld()
+        let v1: PropertyList = ["majorVersion": 1, "minorVersion": 0, "name": "Old", "airplanes": []]
+        try await world.server.write { _ = try await $0.save(envelope: v1, key: "o1", in: Pilot.collection) }
+        var old = StoreConfiguration()
+        old.registry = .pilots
+        let store = try SQLiteStore(path: world.directory + "/old.sqlite", store: old)
+        let recorder = RecordingResolver()
+        let replica = SyncReplica(
+            store: store, transport: LocalSyncTransport(server: world.syncServer), resolver: recorder.resolver)
+        #expect(try await replica.sync(Pilot.collection).pulled == 1)
+        // The server upgrades every pilot to 2.0 while the old client edits its 1.x copy.
+        let upgrade = try await world.server.upgrade(Pilot.self)
+        #expect(upgrade.upgraded == ["o1"])
+        let edited: PropertyList = ["majorVersion": 1, "minorVersion": 0, "name": "Old, edited", "airplanes": []]
+        try await store.write { _ = try await $0.save(envelope: edited, key: "o1", in: Pilot.collection) }
+        let report = try await replica.sync(Pilot.collection)
+        #expect(report.conflicts == 0 && report.pushed == 1)
+        #expect(recorder.conflicts.isEmpty)
+        let stored = try #require(try await world.server.document(in: Pilot.collection, key: "o1"))
+        #expect(stored.version.major == 2 && stored.revision == 3)
+        #expect(try await world.server.load(Pilot.self, key: "o1")?.value.name == "Old, edited")
+        // The client holds what the server stored, byte for byte.
+        #expect(try await store.document(in: Pilot.collection, key: "o1")?.body == stored.body)
         await store.close()
         await world.close()
     }
