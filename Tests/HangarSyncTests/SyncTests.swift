@@ -318,4 +318,20 @@ import Testing
         await store.close()
         await world.close()
     }
+
+    @Test func keysOfANewerMinorSurviveAClientsEdit() async throws {
+        let world = try SyncWorld()
+        let newer: PropertyList = [
+            "majorVersion": 2, "minorVersion": 7, "name": "Newer", "airplanes": [], "callsign": "NEWER-1",
+        ]
+        try await world.server.write { _ = try await $0.save(envelope: newer, key: "n1", in: Pilot.collection) }
+        let a = try world.client("a")
+        _ = try await a.sync()
+        try await a.store.update(Pilot.self, key: "n1") { $0.homeAirfield = "ESGG" }
+        #expect(try await a.sync().pushed == 1)
+        let stored = try #require(try await world.server.document(in: Pilot.collection, key: "n1")).envelope()
+        #expect(stored["callsign"] == "NEWER-1" && stored["minorVersion"] == 7 && stored["homeAirfield"] == "ESGG")
+        #expect(try await world.isInStep(a))
+        await world.close(a)
+    }
 }
