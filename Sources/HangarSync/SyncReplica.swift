@@ -93,6 +93,9 @@ public struct SyncReplica<Store: DocumentStore>: Sendable {
             } else {
                 batch = try await transport.snapshot(of: collection)
             }
+            if batch.hasMore, !batch.isSnapshot, let checkpoint, batch.checkpoint.through <= checkpoint.through {
+                throw SyncError(.malformedAnswer, "The server says more changes follow but its batch does not advance")
+            }
             report.pulled += try await apply(batch, to: collection, historyChanged: historyChanged)
             if batch.isSnapshot { report.resynced = report.resynced || checkpoint != nil }
             if !batch.hasMore { return }

@@ -13,6 +13,9 @@ extension SyncServer {
     /// their answers are remembered, so the client retries the whole push safely).
     public func push(_ push: SyncPush, to collection: String) async throws -> SyncPushAnswer {
         try Self.checkSyncable(collection)
+        guard !push.clientID.isEmpty, !push.clientID.contains("/"), !push.clientID.utf8.contains(0) else {
+            throw SyncError(.invalidRequest, "The client id must be non-empty text without \"/\"", status: 400)
+        }
         var outcomes: [SyncOutcome] = []
         for mutation in push.mutations {
             outcomes.append(try await apply(mutation, of: push.clientID, to: collection))
