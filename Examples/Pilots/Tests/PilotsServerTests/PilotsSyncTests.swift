@@ -213,4 +213,52 @@ import Testing
         #expect(histories.allSatisfy { $0 == 1 })
         #expect(Self.same(try await Self.pilots(at: clientPath), try await Self.pilots(at: serverPath)))
     }
+
+    /// Through a fault proxy on loopback: an answer lost after the server committed, a request sent twice, a
+    /// request lost: each local change is applied once, and the client ends in step.
+    @Test func lostAndDuplicatedMessagesThroughAProxyApplyEachChangeOnce() async throws {
+        let server = try startServer()
+        guard let serverPort = URLComponents(string: server.baseURL)?.port.flatMap({ UInt16(exactly: $0) }) else {
+            throw HarnessFailure("no port in \(server.baseURL)")
+        }
+        let proxy = try FaultProxy(serverPort: serverPort)
+        defer { proxy.close() }
+        guard let url = URL(string: "http://127.0.0.1:\(proxy.port)") else { throw HarnessFailure("bad URL") }
+        let a = try clientStore("a")
+        let replica = SyncReplica(store: a, transport: HTTPSyncTransport(baseURL: url, timeout: 20))
+        try await a.write { writer in
+            try writer.save(Pilot(name: "Ada"), key: "p1")
+            try writer.save(Pilot(name: "Bo"), key: "p2")
+        }
+        // The snapshot passes, the push's answer is lost after the server applied it.
+        proxy.inject(.pass)
+        proxy.inject(.dropAnswer)
+        await #expect(throws: SyncError.self) { try await replica.sync(Pilot.collection) }
+        let retried = try await replica.sync(Pilot.collection)
+        #expect(retried.pushed == 2 && retried.conflicts == 0)
+        // An edit whose push reaches the server twice.
+        try await a.write { try $0.save(Pilot(name: "Ada 2"), key: "p1", expectedRevision: nil) }
+        proxy.inject(.pass)
+        proxy.inject(.duplicate)
+        #expect(try await replica.sync(Pilot.collection).pushed == 1)
+        // An edit whose push is lost before the server.
+        try await a.write { try $0.save(Pilot(name: "Bo 2"), key: "p2", expectedRevision: nil) }
+        proxy.inject(.pass)
+        proxy.inject(.dropRequest)
+        await #expect(throws: SyncError.self) { try await replica.sync(Pilot.collection) }
+        #expect(try await replica.sync(Pilot.collection).pushed == 1)
+        await a.close()
+        #expect(server.terminate() == 0)
+        let store = try SQLiteStore(path: directory.path + "/server.sqlite")
+        let revisions = try await store.read { reader in
+            (
+                try reader.history(in: Pilot.collection, key: "p1").map(\.revision),
+                try reader.history(in: Pilot.collection, key: "p2").map(\.revision)
+            )
+        }
+        await store.close()
+        #expect(revisions.0 == [1, 2] && revisions.1 == [1, 2])
+        let local = try await Self.pilots(at: directory.path + "/a.sqlite")
+        #expect(Self.same(local, try await Self.pilots(at: directory.path + "/server.sqlite")))
+    }
 }
