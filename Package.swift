@@ -20,6 +20,9 @@ let package = Package(
         .library(name: "HangarPostgres", targets: ["HangarPostgres"]),
         // Encryption at rest (AES-GCM per document body): its own product, so only apps that encrypt link swift-crypto.
         .library(name: "HangarEncryption", targets: ["HangarEncryption"]),
+        // Hangar Sync (issue 23): the protocol, the server side over any `DocumentStore`, the replica and its
+        // transports (URLSession). No HTTP server framework: the Pilots example mounts the routes on Hummingbird.
+        .library(name: "HangarSync", targets: ["HangarSync"]),
         .executable(name: "hangar", targets: ["HangarCLI"]),
         // Not API (the leading underscore): the Pilots example's models and the tests' process runner, for the
         // examples' own package (Examples/Pilots), whose tour, server and tests depend on this one by path.
@@ -109,6 +112,12 @@ let package = Package(
             path: "Examples/Pilots/Models",
             swiftSettings: strictSettings
         ),
+        // Layer 3: sync between an embedded store and a server store, over any engine (Foundation only).
+        .target(
+            name: "HangarSync",
+            dependencies: ["Hangar", "PropertyList"],
+            swiftSettings: strictSettings
+        ),
         // Layer 3: the command-line tool. The target is `HangarCLI` (Sources/HangarCLI), so no two paths differ only
         // by case on a case-insensitive disk (Sources/Hangar); the `hangar` product keeps the executable's name.
         .executableTarget(
@@ -118,6 +127,7 @@ let package = Package(
                 "Hangar", "HangarSQLite",
                 "HangarPostgres",
                 "HangarEncryption",
+                "HangarSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -200,6 +210,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
+            swiftSettings: strictSettings
+        ),
+        // Hangar Sync over real SQLite stores and the real server logic, in process (the HTTP routes and the
+        // processes are tested in the Pilots package).
+        .testTarget(
+            name: "HangarSyncTests",
+            dependencies: ["HangarSync", "Hangar", "HangarSQLite", "PropertyList", "PilotModels", "HangarTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

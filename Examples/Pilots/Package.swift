@@ -44,6 +44,7 @@ let package = Package(
                 .product(name: "Hangar", package: "Hangar"),
                 .product(name: "HangarSQLite", package: "Hangar"),
                 .product(name: "HangarPostgres", package: "Hangar"),
+                .product(name: "HangarSync", package: "Hangar"),
                 .product(name: "PropertyList", package: "Hangar"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -59,12 +60,26 @@ let package = Package(
                 .product(name: "Hangar", package: "Hangar"),
                 .product(name: "HangarSQLite", package: "Hangar"),
                 .product(name: "HangarPostgres", package: "Hangar"),
+                .product(name: "HangarSync", package: "Hangar"),
                 .product(name: "PropertyList", package: "Hangar"),
+                "HangarSyncRoutes",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Server/PilotsHTTP",
+            swiftSettings: strictSettings
+        ),
+        // The Hangar Sync endpoints on Hummingbird, for any app to mount (pilots-server mounts them for `pilots`).
+        .target(
+            name: "HangarSyncRoutes",
+            dependencies: [
+                .product(name: "Hangar", package: "Hangar"),
+                .product(name: "HangarSync", package: "Hangar"),
+                .product(name: "PropertyList", package: "Hangar"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            path: "Server/HangarSyncRoutes",
             swiftSettings: strictSettings
         ),
         // `swift run pilots-server`: the command line, logging, Prometheus metrics, the signals.
@@ -96,6 +111,7 @@ let package = Package(
                 "PilotsHTTP",
                 "pilots-server",
                 .product(name: "_PilotModels", package: "Hangar"),
+                .product(name: "HangarSync", package: "Hangar"),
                 .product(name: "Hangar", package: "Hangar"),
                 .product(name: "HangarSQLite", package: "Hangar"),
                 .product(name: "HangarPostgres", package: "Hangar"),

@@ -11,7 +11,7 @@ struct PilotsCommand: AsyncParsableCommand {
         commandName: "pilots",
         abstract: "A tour of Hangar: pilots and their airplanes, saved, migrated, versioned and exported.",
         discussion: """
-            Runs nine steps on a SQLite store (by default in the platform's data folder, \
+            Runs ten steps on a SQLite store (by default in the platform's data folder, \
             \(SQLiteStore.defaultPath(application: TourDefaults.application))) and writes exported .plist files into \
             an `exports` folder beside it. With --url postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE, runs the \
             same steps on PostgreSQL, in the schema `hangar` (or --schema NAME), writing the files into an \

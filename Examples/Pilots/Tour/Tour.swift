@@ -31,6 +31,7 @@ struct Tour<S: DocumentStore> {
         try await futureVersion()
         try await followChanges()
         try await checkAndBackUp()
+        try await syncDevices()
         print("\nDone. Run it again: the tour is safe to repeat on the same store.")
     }
 

@@ -1,8 +1,11 @@
 public import Hangar
 import HangarPostgres
 import HangarSQLite
+import HangarSync
+import HangarSyncRoutes
 public import Hummingbird
 public import Logging
+import PilotModels
 import ServiceLifecycle
 
 /// What the Pilots server runs: where its store is, where it listens, and the API's settings.
@@ -65,7 +68,7 @@ public func buildApplication(_ configuration: PilotsServerConfiguration) async t
 }
 
 /// The router of the Pilots API over `store`: request logs, Hummingbird's metrics, ``HangarErrorMiddleware``, and
-/// the routes (``PilotsAPI/addRoutes(to:)``).
+/// the routes (``PilotsAPI/addRoutes(to:)``, and Hangar Sync's for `pilots`, `HangarSyncRoutes`).
 public func buildRouter<Store: DocumentStore>(store: Store, options: PilotsAPIOptions) -> Router<BasicRequestContext> {
     let router = Router()
     router.addMiddleware {
@@ -74,6 +77,8 @@ public func buildRouter<Store: DocumentStore>(store: Store, options: PilotsAPIOp
         HangarErrorMiddleware()
     }
     PilotsAPI(store: store, options: options).addRoutes(to: router)
+    // Hangar Sync for the pilots (Documentation/Sync.md).
+    HangarSyncRoutes(server: SyncServer(store: store), collections: [Pilot.collection]).addRoutes(to: router)
     return router
 }
 

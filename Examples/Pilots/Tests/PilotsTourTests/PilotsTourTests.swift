@@ -17,6 +17,7 @@ import Testing
         "== Step 7. A document from a future version is refused and left untouched ==",
         "== Step 8. Follow the change feed ==",
         "== Step 9. Check the store and back it up ==",
+        "== Step 10. Two devices edit offline and converge (Hangar Sync) ==",
     ]
 
     /// The engine a run used: what step 9 prints differs.
@@ -55,6 +56,7 @@ import Testing
             "newer = [\"SE-PPL-0314\"]",
             "Stored document unchanged: revision",
             "In commit order, none missed: yes",
+            "Both devices equal the server, both edits kept: yes",
         ] {
             #expect(run.stdout.contains(fact), "missing: \(fact)", sourceLocation: sourceLocation)
         }

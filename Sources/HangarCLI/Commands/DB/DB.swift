@@ -8,10 +8,10 @@ struct DB: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "db",
         abstract:
-            "Manage a Hangar store: list, get, put, delete, history, export, import, check, salvage, back up, changes, rekey.",
+            "Manage a Hangar store: list, get, put, delete, history, export, import, check, salvage, back up, changes, rekey, sync.",
         subcommands: [
             DBList.self, DBGet.self, DBPut.self, DBRemove.self, DBHistory.self, DBExport.self, DBImport.self,
-            DBCheck.self, DBSalvage.self, DBBackup.self, DBChanges.self, DBRekey.self,
+            DBCheck.self, DBSalvage.self, DBBackup.self, DBChanges.self, DBRekey.self, DBSync.self,
         ]
     )
 }

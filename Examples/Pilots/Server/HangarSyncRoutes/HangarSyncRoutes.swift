@@ -1,0 +1,107 @@
+public import Hangar
+public import HangarSync
+public import Hummingbird
+import PropertyList
+
+/// The Hangar Sync endpoints (Documentation/Sync.md) on Hummingbird 2, for the collections an app chooses, over
+/// a ``HangarSync/SyncServer``:
+///
+/// - `GET /sync/{collection}/changes?since=N&store=ID&epoch=E&mark=M[&acknowledged=A&acknowledgedMark=AM]`: a
+///   batch after the checkpoint; 410 when it cannot be continued (then `GET …/snapshot`).
+/// - `GET /sync/{collection}/snapshot`: every live document and the checkpoint to continue from.
+/// - `POST /sync/{collection}/push`: mutations applied at most once, one result each.
+///
+/// Bodies are binary property lists (`application/x-plist`); an error answers `{reason}` in one. A collection
+/// not mounted is 404. Store errors are thrown as they are (the app's error middleware answers them).
+public struct HangarSyncRoutes<Store: DocumentStore>: Sendable {
+    /// The server logic.
+    public let server: SyncServer<Store>
+    /// The collections served.
+    public let collections: Set<String>
+    /// The largest push body read, in bytes (413 beyond).
+    public var maximumBodySize: Int
+
+    /// Routes serving `collections` of `server`'s store.
+    public init(server: SyncServer<Store>, collections: Set<String>, maximumBodySize: Int = 16 << 20) {
+        self.server = server
+        self.collections = collections.filter(SyncServer<Store>.isSyncable)
+        self.maximumBodySize = maximumBodySize
+    }
+
+    /// Adds the routes to `router`.
+    public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
+        router.get("sync/:collection/changes") { request, context in
+            try await answer { try await changes(request, collection: try context.parameters.require("collection")) }
+        }
+        router.get("sync/:collection/snapshot") { _, context in
+            try await answer {
+                let collection = try mounted(try context.parameters.require("collection"))
+                return SyncWire.encode(try await server.snapshot(of: collection))
+            }
+        }
+        router.post("sync/:collection/push") { request, context in
+            try await answer {
+                let collection = try mounted(try context.parameters.require("collection"))
+                let push = try SyncWire.push(try SyncWire.value(try await body(of: request), code: .invalidRequest))
+                return SyncWire.encode(try await server.push(push, to: collection))
+            }
+        }
+    }
+
+    func changes(_ request: Request, collection: String) async throws -> PropertyList {
+        let collection = try mounted(collection)
+        let query = request.uri.queryParameters
+        guard let since = query.get("since").flatMap({ Int($0) }), since >= 0, let storeID = query.get("store"),
+            let epoch = query.get("epoch")
+        else {
+            throw SyncError(.invalidRequest, "changes needs since (an integer), store and epoch", status: 400)
+        }
+        let acknowledged = query.get("acknowledged").flatMap { Int($0) } ?? 0
+        let checkpoint = SyncCheckpoint(
+            storeID: storeID, epoch: epoch, through: since, mark: query.get("mark") ?? "", acknowledged: acknowledged,
+            acknowledgedMark: query.get("acknowledgedMark") ?? "")
+        return SyncWire.encode(try await server.pull(collection, after: checkpoint))
+    }
+
+    func mounted(_ collection: String) throws(SyncError) -> String {
+        guard collections.contains(collection) else {
+            throw SyncError(.invalidRequest, "No collection \"\(collection)\" syncs here", status: 404)
+        }
+        return collection
+    }
+
+    func body(of request: Request) async throws -> [UInt8] {
+        do {
+            return Array(try await request.body.collect(upTo: maximumBodySize).readableBytesView)
+        } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
+            throw SyncError(.invalidRequest, "The body is larger than \(maximumBodySize) bytes", status: 413)
+        }
+    }
+
+    /// The value `body` makes as a binary property list, or a ``HangarSync/SyncError`` as its status and reason.
+    func answer(_ body: () async throws -> PropertyList) async throws -> Response {
+        do {
+            return try Self.respond(.ok, try await body())
+        } catch let error as SyncError {
+            let status: HTTPResponse.Status
+            var body: PropertyList.Dictionary = ["reason": .string(error.message)]
+            switch error.code {
+            case .resyncNeeded:
+                status = .gone
+                body["cause"] = "pruned"
+            case .historyChanged:
+                status = .gone
+                body["cause"] = "history"
+            case .invalidRequest: status = HTTPResponse.Status(code: error.status ?? 400)
+            default: status = .internalServerError
+            }
+            return try Self.respond(status, .dictionary(body))
+        }
+    }
+
+    static func respond(_ status: HTTPResponse.Status, _ value: PropertyList) throws -> Response {
+        Response(
+            status: status, headers: [.contentType: SyncWire.mediaType],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: try SyncWire.bytes(value))))
+    }
+}
