@@ -85,13 +85,19 @@ func runServerSection(options: Options) throws {
     var rows: [ServerRow] = []
     let wrk = WrkRunner.locate(directory: directory, pilots: plan.pilots)
     say(
-        wrk.map { "wrk: \($0.executable), one thread per instance, run after each hangar-load row on the same servers" }
+        wrk.map {
+            "wrk: \($0.executable), run after each hangar-load row on the same servers (GET: one thread; update: a thread per connection)"
+        }
             ?? "*** wrk not found on PATH: the wrk columns are empty (apt-get install wrk) ***")
     let context = ServerRunContext(
         executables: executables, plan: plan, bodiesPath: bodiesPath, directory: directory, workloads: workloads,
         wrk: wrk)
+    // pilots-server logs each request at `info`; the baseline logs warnings only: the same for both.
+    func quiet(_ contender: ServerContender) -> [String] {
+        contender.name == "pilots-server" ? ["--log-level", "warning"] : []
+    }
     rows += try context.run(engine: "SQLite", contenders: contenders) { contender in
-        ["--db", directory + "/\(contender.name).sqlite"]
+        ["--db", directory + "/\(contender.name).sqlite"] + quiet(contender)
     }
     if let url = postgresBenchURL() {
         let server = try PostgresBenchServer(url: url)
@@ -101,7 +107,7 @@ func runServerSection(options: Options) throws {
                 ($0.name, server.schema("server_" + $0.name.replacingOccurrences(of: "-", with: "_")))
             })
         rows += try context.run(engine: "PostgreSQL", contenders: contenders) { contender in
-            ["--url", url, "--schema", schemas[contender.name] ?? contender.name]
+            ["--url", url, "--schema", schemas[contender.name] ?? contender.name] + quiet(contender)
         }
     } else {
         say("\n*** SKIPPED: the PostgreSQL server rows need HANGAR_BENCH_POSTGRES_URL or HANGAR_TEST_POSTGRES_URL ***")

@@ -38,8 +38,12 @@ struct WrkRunner {
         for url in urls {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: executable)
+            // A wrk thread has one Lua state for all its connections, so the update's GET-then-PUT state needs a
+            // thread per connection; GETs keep no state and run on one thread, as hangar-load does.
+            let perURL = max(1, connections / urls.count)
             process.arguments = [
-                "-t1", "-c\(max(1, connections / urls.count))", "-d\(Int(seconds.rounded()))s", "-s", script, url,
+                "-t\(workload == .update ? perURL : 1)", "-c\(perURL)", "-d\(Int(seconds.rounded()))s", "-s", script,
+                url,
             ]
             let output = Pipe()
             process.standardOutput = output
@@ -72,7 +76,8 @@ struct WrkRunner {
 
     /// The Lua script: GET of random pilots (`p0` … as hangar-load seeds them), or a GET then a PUT of the body read
     /// with `If-Match` of its ETag (one operation, as hangar-load's update; wrk then sends one request at a time per
-    /// connection, as a client that waits for each answer does).
+    /// connection, as a client that waits for each answer does, and runs one thread per connection, as its Lua state
+    /// is per thread).
     static func script(_ workload: ServerWorkload, pilots: Int) -> String {
         let common = """
             local pilots = \(pilots)

@@ -41,6 +41,11 @@ struct PilotsServerCommand: AsyncParsableCommand {
     @Option(help: "The largest request body, in bytes (larger: 413).")
     var maxBodySize = 1 << 20
 
+    @Option(
+        help: "The least severe log level written: trace, debug, info (each request), notice, warning, error, critical."
+    )
+    var logLevel = "info"
+
     func validate() throws {
         if db != nil && url != nil { throw ValidationError("Give --db PATH or --url URL, not both.") }
         if schema != nil && url == nil {
@@ -48,12 +53,16 @@ struct PilotsServerCommand: AsyncParsableCommand {
         }
         if !(0...65535).contains(port) { throw ValidationError("--port must be from 0 to 65535.") }
         if maxBodySize < 1 { throw ValidationError("--max-body-size must be positive.") }
+        if Logger.Level(rawValue: logLevel) == nil {
+            throw ValidationError(
+                "--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")).")
+        }
     }
 
     func run() async throws {
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         var logger = Logger(label: "pilots-server")
-        logger.logLevel = .info
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         let location: PilotsServerConfiguration.StoreLocation =
