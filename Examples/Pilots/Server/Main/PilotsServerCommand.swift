@@ -41,6 +41,14 @@ struct PilotsServerCommand: AsyncParsableCommand {
     @Option(help: "The largest request body, in bytes (larger: 413).")
     var maxBodySize = 1 << 20
 
+    @Option(
+        help: ArgumentHelp(
+            "A file holding the raw bytes of an HS256 key: every route but /health then needs "
+                + "`Authorization: Bearer JWT` signed with it (`sub`: the user), and each user sees only their own "
+                + "documents. Without it the server is open.",
+            valueName: "FILE"))
+    var authKey: String?
+
     func validate() throws {
         if db != nil && url != nil { throw ValidationError("Give --db PATH or --url URL, not both.") }
         if schema != nil && url == nil {
@@ -65,6 +73,16 @@ struct PilotsServerCommand: AsyncParsableCommand {
         configuration.port = port
         configuration.api.maximumBodySize = maxBodySize
         configuration.api.metricsText = { registry.emitToBuffer() }
+        if let authKey {
+            guard let key = FileManager.default.contents(atPath: authKey), key.count >= 32 else {
+                FileHandle.standardError.write(
+                    Data("pilots-server: --auth-key \(authKey): no such file, or shorter than 32 bytes\n".utf8))
+                throw ExitCode(1)
+            }
+            configuration.api.authKey = Array(key)
+        } else {
+            logger.warning("pilots-server: no --auth-key: every route is open to anyone, one scope for all documents")
+        }
         configuration.onListening = { url in FileHandle.standardOutput.write(Data("listening on \(url)\n".utf8)) }
         do {
             let app = try await buildApplication(configuration)
