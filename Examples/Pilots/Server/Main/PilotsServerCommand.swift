@@ -80,12 +80,14 @@ struct PilotsServerCommand: AsyncParsableCommand {
                 throw ExitCode(1)
             }
             configuration.api.authKey = Array(key)
-        } else {
-            logger.warning("pilots-server: no --auth-key: every route is open to anyone, one scope for all documents")
         }
         configuration.onListening = { url in FileHandle.standardOutput.write(Data("listening on \(url)\n".utf8)) }
         do {
             let app = try await buildApplication(configuration)
+            if authKey == nil {
+                logger.warning(
+                    "pilots-server: no --auth-key: every route is open to anyone, one scope for all documents")
+            }
             // The application's own group runs the store and the HTTP server; this one adds the signals and the
             // line that says shutdown began (it is stopped first, so that line comes before the server stops).
             let group = ServiceGroup(
