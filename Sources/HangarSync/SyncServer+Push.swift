@@ -20,9 +20,11 @@ extension SyncServer {
         guard !push.clientID.isEmpty, !push.clientID.contains("/"), !push.clientID.utf8.contains(0) else {
             throw SyncError(.invalidRequest, "The client id must be non-empty text without \"/\"", status: 400)
         }
+        // A user's answers are remembered apart from other users' (two users' client ids never meet).
+        let client = user.map { "\($0.utf8.count):\($0)|\(push.clientID)" } ?? push.clientID
         var outcomes: [SyncOutcome] = []
         for mutation in push.mutations {
-            outcomes.append(try await apply(mutation, of: push.clientID, to: collection, user: user))
+            outcomes.append(try await apply(mutation, of: client, to: collection, user: user))
         }
         let (through, mark) = try await store.read { reader in
             let last = try await reader.lastChangeSequence()
