@@ -105,8 +105,15 @@ extension PilotsAPI {
                             // resumes from its last event id.
                             do {
                                 for try await change in feed {
-                                    let visible = try await store.read { try await Self.isVisible(change, user, $0) }
-                                    if visible { sink.yield(.text(try Self.event(change))) }
+                                    // The open scope needs no read: only the reserved collections are left out.
+                                    guard !change.collection.hasPrefix("_sync") else { continue }
+                                    if user != nil {
+                                        let visible = try await store.read {
+                                            try await Self.isVisible(change, user, $0)
+                                        }
+                                        guard visible else { continue }
+                                    }
+                                    sink.yield(.text(try Self.event(change)))
                                 }
                             } catch is CancellationError {
                             } catch {
