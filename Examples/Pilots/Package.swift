@@ -25,7 +25,8 @@ let package = Package(
         .executable(name: "pilots-server", targets: ["pilots-server"]),
     ],
     dependencies: [
-        .package(name: "Hangar", path: "../.."),
+        // Without the Encryption trait (nothing here encrypts): swift-crypto is then resolved for jwt-kit alone.
+        .package(name: "Hangar", path: "../..", traits: ["Postgres"]),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
@@ -33,6 +34,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        // Bearer tokens (HS256 JWTs) of `pilots-server --auth-key`.
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
     ],
     targets: [
         // `swift run pilots`: the Pilots example as a tour of the whole library (public API only), on SQLite or, with
@@ -66,6 +69,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "JWTKit", package: "jwt-kit"),
             ],
             path: "Server/PilotsHTTP",
             swiftSettings: strictSettings
@@ -121,6 +125,7 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "JWTKit", package: "jwt-kit"),
             ],
             swiftSettings: strictSettings
         ),

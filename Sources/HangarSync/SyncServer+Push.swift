@@ -9,16 +9,22 @@ extension SyncServer {
     /// own unanswered earlier mutations of that key) is a conflict carrying theirs and, when history keeps it,
     /// the base's body. An envelope of an older major than the collection's format is migrated on the way in.
     ///
+    /// With a `user`, a mutation of a key another user owns (or of a document nobody owns) is rejected with
+    /// code `notFound`, as if there were no such document, and a created document is claimed for `user` in the
+    /// same transaction (``SyncOwnership``); `nil`: the open scope.
+    ///
     /// Throws only when the store fails (nothing of the failing mutation is written; those before it are, and
     /// their answers are remembered, so the client retries the whole push safely).
-    public func push(_ push: SyncPush, to collection: String) async throws -> SyncPushAnswer {
+    public func push(_ push: SyncPush, to collection: String, user: String? = nil) async throws -> SyncPushAnswer {
         try Self.checkSyncable(collection)
         guard !push.clientID.isEmpty, !push.clientID.contains("/"), !push.clientID.utf8.contains(0) else {
             throw SyncError(.invalidRequest, "The client id must be non-empty text without \"/\"", status: 400)
         }
+        // A user's answers are remembered apart from other users' (two users' client ids never meet).
+        let client = user.map { "\($0.utf8.count):\($0)|\(push.clientID)" } ?? push.clientID
         var outcomes: [SyncOutcome] = []
         for mutation in push.mutations {
-            outcomes.append(try await apply(mutation, of: push.clientID, to: collection))
+            outcomes.append(try await apply(mutation, of: client, to: collection, user: user))
         }
         let (through, mark) = try await store.read { reader in
             let last = try await reader.lastChangeSequence()
@@ -39,7 +45,9 @@ extension SyncServer {
         let outcome: SyncOutcome
     }
 
-    func apply(_ mutation: SyncMutation, of clientID: String, to collection: String) async throws -> SyncOutcome {
+    func apply(_ mutation: SyncMutation, of clientID: String, to collection: String, user: String?) async throws
+        -> SyncOutcome
+    {
         let format = store.configuration.options(for: collection).format
         let envelope: PropertyList?
         do {
@@ -50,7 +58,12 @@ extension SyncServer {
         for _ in 1...3 {
             do {
                 return try await store.write { writer in
-                    try await Self.apply(
+                    guard try await SyncOwnership.admit(mutation.key, in: collection, for: user, writer) else {
+                        throw Refusal(
+                            outcome: .rejected(
+                                code: "notFound", reason: "\(collection)/\(mutation.key): no such document"))
+                    }
+                    return try await Self.apply(
                         mutation, envelope: envelope, clientID: clientID, collection: collection, format: format,
                         writer)
                 }

@@ -91,8 +91,12 @@ public struct SyncServer<Store: DocumentStore>: Sendable {
     /// Throws ``SyncError/Code/resyncNeeded`` when changes after the checkpoint were pruned, and
     /// ``SyncError/Code/historyChanged`` when it belongs to another store or epoch, or the store's feed at its
     /// sequence is not the one it saw (a restore from an older copy): both HTTP 410. The client then takes a
-    /// ``snapshot(of:)``.
-    public func pull(_ collection: String, after checkpoint: SyncCheckpoint) async throws -> SyncBatch {
+    /// ``snapshot(of:user:)``.
+    ///
+    /// With a `user`, only the documents that user owns are answered (``SyncOwnership``); `nil`: all of them.
+    public func pull(_ collection: String, after checkpoint: SyncCheckpoint, user: String? = nil) async throws
+        -> SyncBatch
+    {
         try Self.checkSyncable(collection)
         let identity = try await identity()
         guard checkpoint.storeID == identity.storeID, checkpoint.epoch == identity.epoch else {
@@ -128,27 +132,32 @@ public struct SyncServer<Store: DocumentStore>: Sendable {
                     items.append(SyncItem(key: change.key, revision: change.revision, body: nil))
                 }
             }
-            for index in items.indices {
-                if let stored = try await reader.document(in: collection, key: items[index].key) {
-                    items[index].revision = stored.revision
-                    items[index].body = try stored.plaintextBody()
+            var visible: [SyncItem] = []
+            for var item in items {
+                guard try await SyncOwnership.isVisible(item.key, in: collection, to: user, reader) else { continue }
+                if let stored = try await reader.document(in: collection, key: item.key) {
+                    item.revision = stored.revision
+                    item.body = try stored.plaintextBody()
                 }
+                visible.append(item)
             }
             let next = SyncCheckpoint(
                 storeID: identity.storeID, epoch: identity.epoch, through: through,
                 mark: try await Self.mark(at: through, reader))
-            return SyncBatch(checkpoint: next, items: items, hasMore: hasMore, isSnapshot: false)
+            return SyncBatch(checkpoint: next, items: visible, hasMore: hasMore, isSnapshot: false)
         }
     }
 
-    /// Every live document of `collection` and the checkpoint to continue from, read in one transaction.
-    public func snapshot(of collection: String) async throws -> SyncBatch {
+    /// Every live document of `collection` (with a `user`, those the user owns) and the checkpoint to continue
+    /// from, read in one transaction.
+    public func snapshot(of collection: String, user: String? = nil) async throws -> SyncBatch {
         try Self.checkSyncable(collection)
         let identity = try await identity()
         return try await store.read { reader in
             let last = try await reader.lastChangeSequence()
             var items: [SyncItem] = []
             for stored in try await reader.documents(in: collection) {
+                guard try await SyncOwnership.isVisible(stored.key, in: collection, to: user, reader) else { continue }
                 items.append(SyncItem(key: stored.key, revision: stored.revision, body: try stored.plaintextBody()))
             }
             let checkpoint = SyncCheckpoint(

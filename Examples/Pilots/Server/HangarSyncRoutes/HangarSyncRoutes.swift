@@ -20,6 +20,10 @@ public struct HangarSyncRoutes<Store: DocumentStore>: Sendable {
     public let collections: Set<String>
     /// The largest push body read, in bytes (413 beyond).
     public var maximumBodySize: Int
+    /// The user a request is served for, called while its route runs (after the app's authentication): a user
+    /// pulls, snapshots and pushes only the documents they own (`SyncOwnership`). `nil` (the default): one open
+    /// scope.
+    public var user: @Sendable () -> String? = { nil }
 
     /// Routes serving `collections` of `server`'s store.
     public init(server: SyncServer<Store>, collections: Set<String>, maximumBodySize: Int = 16 << 20) {
@@ -36,14 +40,14 @@ public struct HangarSyncRoutes<Store: DocumentStore>: Sendable {
         router.get("sync/:collection/snapshot") { _, context in
             try await answer {
                 let collection = try mounted(try context.parameters.require("collection"))
-                return SyncWire.encode(try await server.snapshot(of: collection))
+                return SyncWire.encode(try await server.snapshot(of: collection, user: user()))
             }
         }
         router.post("sync/:collection/push") { request, context in
             try await answer {
                 let collection = try mounted(try context.parameters.require("collection"))
                 let push = try SyncWire.push(try SyncWire.value(try await body(of: request), code: .invalidRequest))
-                return SyncWire.encode(try await server.push(push, to: collection))
+                return SyncWire.encode(try await server.push(push, to: collection, user: user()))
             }
         }
     }
@@ -60,7 +64,7 @@ public struct HangarSyncRoutes<Store: DocumentStore>: Sendable {
         let checkpoint = SyncCheckpoint(
             storeID: storeID, epoch: epoch, through: since, mark: query.get("mark") ?? "", acknowledged: acknowledged,
             acknowledgedMark: query.get("acknowledgedMark") ?? "")
-        return SyncWire.encode(try await server.pull(collection, after: checkpoint))
+        return SyncWire.encode(try await server.pull(collection, after: checkpoint, user: user()))
     }
 
     func mounted(_ collection: String) throws(SyncError) -> String {

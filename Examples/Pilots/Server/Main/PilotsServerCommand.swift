@@ -46,6 +46,14 @@ struct PilotsServerCommand: AsyncParsableCommand {
     )
     var logLevel = "info"
 
+    @Option(
+        help: ArgumentHelp(
+            "A file holding the raw bytes of an HS256 key: every route but /health then needs "
+                + "`Authorization: Bearer JWT` signed with it (`sub`: the user), and each user sees only their own "
+                + "documents. Without it the server is open.",
+            valueName: "FILE"))
+    var authKey: String?
+
     func validate() throws {
         if db != nil && url != nil { throw ValidationError("Give --db PATH or --url URL, not both.") }
         if schema != nil && url == nil {
@@ -74,9 +82,21 @@ struct PilotsServerCommand: AsyncParsableCommand {
         configuration.port = port
         configuration.api.maximumBodySize = maxBodySize
         configuration.api.metricsText = { registry.emitToBuffer() }
+        if let authKey {
+            guard let key = FileManager.default.contents(atPath: authKey), key.count >= 32 else {
+                FileHandle.standardError.write(
+                    Data("pilots-server: --auth-key \(authKey): no such file, or shorter than 32 bytes\n".utf8))
+                throw ExitCode(1)
+            }
+            configuration.api.authKey = Array(key)
+        }
         configuration.onListening = { url in FileHandle.standardOutput.write(Data("listening on \(url)\n".utf8)) }
         do {
             let app = try await buildApplication(configuration)
+            if authKey == nil {
+                logger.warning(
+                    "pilots-server: no --auth-key: every route is open to anyone, one scope for all documents")
+            }
             // The application's own group runs the store and the HTTP server; this one adds the signals and the
             // line that says shutdown began (it is stopped first, so that line comes before the server stops).
             let group = ServiceGroup(

@@ -1,4 +1,5 @@
 import Hangar
+import HangarSync
 import Hummingbird
 import Logging
 import PropertyList
@@ -38,7 +39,8 @@ extension PilotsAPI {
     /// `GET /changes?since=N[&limit=M][&collection=C]`: the changes after sequence N as JSON lines
     /// (`application/x-ndjson`); with `Accept: text/event-stream`, a live stream of server-sent events whose
     /// `id` is the sequence, resumed after `Last-Event-ID` (else `since`, else from now). 410 when changes after
-    /// N were pruned.
+    /// N were pruned. The store's reserved collections (`_sync…`) are never shown; with a user
+    /// (``PilotsUser/current``), only the changes of documents that user owns.
     func changes(_ request: Request, logger: Logger) async throws -> Response {
         let mode = try ChangeStreamMode(accept: request.headers[.accept])
         let query = request.uri.queryParameters
@@ -50,11 +52,15 @@ extension PilotsAPI {
         }
         // Read before answering, so pruned changes are a 410 rather than a stream that ends at once.
         let start = since ?? (mode == .lines ? 0 : nil)
+        let user = PilotsUser.current
         let (changes, last) = try await store.read { reader in
             let last = try await reader.lastChangeSequence()
-            let changes = try await reader.changes(
-                since: start ?? last, in: collection, limit: mode == .lines ? limit : 1)
-            return (changes, last)
+            guard mode == .lines else {
+                return (try await reader.changes(since: start ?? last, in: collection, limit: 1), last)
+            }
+            return (
+                try await Self.visibleChanges(after: start ?? last, in: collection, limit: limit, user, reader), last
+            )
         }
         switch mode {
         case .lines:
@@ -64,7 +70,8 @@ extension PilotsAPI {
                 status: .ok, headers: [.contentType: ChangeStreamMode.linesType],
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
         case .events:
-            return eventStream(after: start ?? last, collection: collection, request: request, logger: logger)
+            return eventStream(
+                after: start ?? last, collection: collection, user: user, request: request, logger: logger)
         }
     }
 
@@ -81,8 +88,11 @@ extension PilotsAPI {
     /// the response body's writer, which ends them and the response when the client closes its connection
     /// (`consumeWithInboundCloseHandler`), when the server shuts down gracefully (`withGracefulShutdownHandler`:
     /// the stream then ends cleanly, so the server can finish), or when a write fails.
-    func eventStream(after sequence: Int, collection: String?, request: Request, logger: Logger) -> Response {
+    func eventStream(after sequence: Int, collection: String?, user: String?, request: Request, logger: Logger)
+        -> Response
+    {
         let feed = store.follow(after: sequence, in: collection)
+        let store = self.store
         let heartbeat = options.eventStreamHeartbeat
         let body = ResponseBody { writer in
             try await writer.write(ByteBuffer(string: ": following changes after \(sequence)\n\n"))
@@ -94,7 +104,17 @@ extension PilotsAPI {
                             // The feed ending or failing (a lost connection, say) ends the stream; the client
                             // resumes from its last event id.
                             do {
-                                for try await change in feed { sink.yield(.text(try Self.event(change))) }
+                                for try await change in feed {
+                                    // The open scope needs no read: only the reserved collections are left out.
+                                    guard !change.collection.hasPrefix("_sync") else { continue }
+                                    if user != nil {
+                                        let visible = try await store.read {
+                                            try await Self.isVisible(change, user, $0)
+                                        }
+                                        guard visible else { continue }
+                                    }
+                                    sink.yield(.text(try Self.event(change)))
+                                }
                             } catch is CancellationError {
                             } catch {
                                 logger.warning("The change stream ended: \(error)")
@@ -123,6 +143,29 @@ extension PilotsAPI {
         }
         return Response(
             status: .ok, headers: [.contentType: ChangeStreamMode.eventsType, .cacheControl: "no-cache"], body: body)
+    }
+
+    /// At most `limit` changes after `sequence` that the request may see (all of them without a limit).
+    static func visibleChanges(
+        after sequence: Int, in collection: String?, limit: Int?, _ user: String?, _ reader: some DocumentReader
+    ) async throws -> [Change] {
+        var visible: [Change] = []
+        var after = sequence
+        while true {
+            let batch = try await reader.changes(since: after, in: collection, limit: limit.map { $0 - visible.count })
+            for change in batch {
+                if try await isVisible(change, user, reader) { visible.append(change) }
+            }
+            guard let last = batch.last, let limit, visible.count < limit else { return visible }
+            after = last.sequence
+        }
+    }
+
+    /// Whether a change is shown: never one of a reserved collection (`_sync…`); with a user, one of a document
+    /// the user owns.
+    static func isVisible(_ change: Change, _ user: String?, _ reader: some DocumentReader) async throws -> Bool {
+        guard !change.collection.hasPrefix("_sync") else { return false }
+        return try await SyncOwnership.isVisible(change.key, in: change.collection, to: user, reader)
     }
 
     /// What the event stream's writer is handed: text to write, or the end (the feed ended, the client left, the

@@ -1,4 +1,5 @@
 import Hangar
+import HangarSync
 import Hummingbird
 import PilotModels
 import PropertyList
@@ -14,8 +15,9 @@ extension PilotsAPI {
             ?? options.defaultPageSize
         let offset = try integer(query.get("offset"), name: "offset", in: 0...Int.max) ?? 0
         let filter = try KeyFilter(query: query, declared: store.configuration.options(for: collection).indexes)
+        let user = PilotsUser.current
         let page = try await store.read { reader in
-            try await filter.page(of: collection, in: reader, limit: limit, offset: offset)
+            try await filter.page(of: collection, in: reader, limit: limit, offset: offset, user: user)
         }
         var answer: PropertyList.Dictionary = [
             "keys": .array(page.keys.map { .string($0) }), "offset": .integer(.init(offset)),
@@ -29,7 +31,7 @@ extension PilotsAPI {
     /// 304 when `If-None-Match` names that revision; 404 when there is none; 409 for a stored newer major.
     func getDocument(_ request: Request, key: String) async throws -> Response {
         let format = try responseFormat(request)
-        guard let stored = try await store.document(in: collection, key: key) else {
+        guard let stored = try await visibleDocument(key) else {
             throw APIError(.notFound, "\(collection)/\(key): no such document")
         }
         let envelope = try bodies.envelope(of: stored)
@@ -41,7 +43,10 @@ extension PilotsAPI {
 
     /// `PUT /pilots/{key}`: saves the body (any readable version, migrated on the way in) under `key`; 201 when
     /// it created the document, else 200, with the new revision as ETag. `If-Match` / `If-None-Match` decide
-    /// the expected revision (412 when it is not met).
+    /// the expected revision (412 when it is not met). With `Idempotency-Key`, a retry by the same user gets the
+    /// original answer (status and ETag) and makes no second revision (remembered in the save's transaction,
+    /// ``HangarSync/SyncWriteAnswers``); the key used for another document is 422. Another user's document is
+    /// 404, never overwritten.
     func putDocument(_ request: Request, key: String) async throws -> Response {
         guard let bodyFormat = BodyFormat.forContentType(request.headers[.contentType]) else {
             throw APIError(
@@ -52,10 +57,23 @@ extension PilotsAPI {
         let bytes = try await body(of: request)
         let incoming = try bodies.read(bytes, as: bodyFormat, key: key)
         let preconditions = WritePreconditions(request)
-        if let expected = preconditions.onlyRevision {
+        let user = PilotsUser.current
+        let idempotencyKey = try Self.idempotencyKey(request)
+        if let expected = preconditions.onlyRevision, user == nil, idempotencyKey == nil {
             return try await replace(key: key, with: incoming, expectedRevision: expected, preconditions: preconditions)
         }
         let (revision, created) = try await store.write { writer in
+            if let idempotencyKey,
+                let answer = try await SyncWriteAnswers.answer(for: idempotencyKey, user: user, writer)
+            {
+                guard answer.collection == collection, answer.key == key else {
+                    throw APIError(.unprocessableContent, "This Idempotency-Key was used for another document")
+                }
+                return (answer.revision, answer.created)
+            }
+            guard try await SyncOwnership.admit(key, in: collection, for: user, writer) else {
+                throw APIError(.notFound, "\(collection)/\(key): no such document")
+            }
             let current = try await writer.document(in: collection, key: key)
             try bodies.checkWritable(current)
             let expected = try preconditions.expectedRevision(current: current?.revision)
@@ -65,6 +83,11 @@ extension PilotsAPI {
                 } else {
                     try await writer.save(incoming.pilot, key: key, in: collection, expectedRevision: expected)
                 }
+            if let idempotencyKey {
+                let answer = SyncWriteAnswers.Answer(
+                    collection: collection, key: key, revision: revision, created: current == nil)
+                try await SyncWriteAnswers.remember(answer, for: idempotencyKey, user: user, writer)
+            }
             return (revision, current == nil)
         }
         var headers: HTTPFields = [.eTag: RevisionTag.header(revision)]
@@ -72,7 +95,27 @@ extension PilotsAPI {
         return Response(status: created ? .created : .ok, headers: headers)
     }
 
-    /// A PUT with `If-Match: "n"` alone: one write whose expected revision is `n`, with no read before it (the
+    /// The `Idempotency-Key` of a request, if any; 400 when it is empty, longer than 255 bytes or holds NUL.
+    static func idempotencyKey(_ request: Request) throws(APIError) -> String? {
+        guard let value = request.headers.first(where: { $0.name.canonicalName == "idempotency-key" })?.value else {
+            return nil
+        }
+        guard SyncWriteAnswers.isValid(value) else {
+            throw APIError(.badRequest, "Idempotency-Key must be 1 to 255 bytes of text")
+        }
+        return value
+    }
+
+    /// The document `key` if the request's user may see it (``PilotsUser/current``; everyone in the open scope).
+    func visibleDocument(_ key: String) async throws -> StoredDocument? {
+        let user = PilotsUser.current
+        return try await store.read { reader -> StoredDocument? in
+            guard try await SyncOwnership.isVisible(key, in: collection, to: user, reader) else { return nil }
+            return try await reader.document(in: collection, key: key)
+        }
+    }
+
+    /// A PUT with `If-Match: "n"` alone (in the open scope, without `Idempotency-Key`): one write whose expected revision is `n`, with no read before it (the
     /// store checks the revision as it writes, and refuses a stored newer major); 200 with the new revision, or
     /// 412 with the current one.
     private func replace(
@@ -97,7 +140,9 @@ extension PilotsAPI {
     /// `DELETE /pilots/{key}`: 204, or 404 when there is none; `If-Match` as for PUT; a stored newer major is 409.
     func deleteDocument(_ request: Request, key: String) async throws -> Response {
         let preconditions = WritePreconditions(request)
+        let user = PilotsUser.current
         let deleted = try await store.write { writer in
+            guard try await SyncOwnership.isVisible(key, in: collection, to: user, writer) else { return false }
             let current = try await writer.document(in: collection, key: key)
             try bodies.checkWritable(current)
             let expected = try preconditions.expectedRevision(current: current?.revision)
@@ -112,7 +157,11 @@ extension PilotsAPI {
     /// current}]}`, oldest first; the current revision (if any) as ETag.
     func history(_ request: Request, key: String) async throws -> Response {
         let format = try responseFormat(request)
-        let revisions = try await store.read { try await $0.history(in: collection, key: key) }
+        let user = PilotsUser.current
+        let revisions = try await store.read { reader -> [RevisionInfo] in
+            guard try await SyncOwnership.isVisible(key, in: collection, to: user, reader) else { return [] }
+            return try await reader.history(in: collection, key: key)
+        }
         guard !revisions.isEmpty else { throw APIError(.notFound, "\(collection)/\(key): no such document") }
         let list: [PropertyList] = revisions.map { info in
             var entry: PropertyList.Dictionary = [
@@ -130,8 +179,10 @@ extension PilotsAPI {
     /// `GET /pilots/{key}/revisions/{n}`: a kept revision, as `GET /pilots/{key}` answers it, with ETag `"n"`.
     func revision(_ request: Request, key: String, revision: Int) async throws -> Response {
         let format = try responseFormat(request)
-        let stored = try await store.read {
-            try await $0.document(in: collection, key: key, revision: revision)
+        let user = PilotsUser.current
+        let stored = try await store.read { reader -> StoredDocument? in
+            guard try await SyncOwnership.isVisible(key, in: collection, to: user, reader) else { return nil }
+            return try await reader.document(in: collection, key: key, revision: revision)
         }
         guard let stored else {
             throw APIError(.notFound, "\(collection)/\(key): revision \(revision) is not kept")
@@ -192,18 +243,27 @@ struct KeyFilter: Sendable {
         }
     }
 
-    /// At most `limit` keys after `offset`, and whether more follow.
-    func page(of collection: String, in reader: some DocumentReader, limit: Int, offset: Int) async throws
-        -> (keys: [String], more: Bool)
+    /// At most `limit` keys after `offset`, and whether more follow; with a `user`, only the keys they own
+    /// (``HangarSync/SyncOwnership``).
+    func page(of collection: String, in reader: some DocumentReader, limit: Int, offset: Int, user: String? = nil)
+        async throws -> (keys: [String], more: Bool)
     {
-        let keys: [String]
+        var keys: [String]
         switch kind {
-        case .all:
+        case .all where user == nil:
             keys = try await reader.keys(in: collection, order: .ascending, limit: limit + 1, offset: offset)
             return (Array(keys.prefix(limit)), keys.count > limit)
+        case .all: keys = try await reader.keys(in: collection, order: .ascending, limit: nil, offset: 0)
         case .classTag(let tag): keys = try await reader.keys(in: collection, classTag: tag)
         case .index(let index, let value):
             keys = try await reader.keys(in: collection, index: index, equalTo: .string(value))
+        }
+        if user != nil {
+            var owned: [String] = []
+            for key in keys {
+                if try await SyncOwnership.isVisible(key, in: collection, to: user, reader) { owned.append(key) }
+            }
+            keys = owned
         }
         let page = keys.dropFirst(offset).prefix(limit)
         return (Array(page), offset + page.count < keys.count)

@@ -22,6 +22,10 @@ public struct PilotsAPIOptions: Sendable {
     public var jsonConvention = JSONConvention.pilots
     /// The text `GET /metrics` answers (Prometheus exposition format); `nil`: 404.
     public var metricsText: (@Sendable () -> [UInt8])?
+    /// The raw bytes of an HS256 key (at least 32 bytes; a shorter key accepts no token): every route but `GET /health` then requires `Authorization: Bearer JWT`
+    /// signed with it, whose `sub` is the user, and each user sees and writes only the documents they created.
+    /// `nil`: the server is open, one scope for everyone.
+    public var authKey: [UInt8]?
 
     /// The default options.
     public init() {}

@@ -67,8 +67,8 @@ public func buildApplication(_ configuration: PilotsServerConfiguration) async t
     }
 }
 
-/// The router of the Pilots API over `store`: request logs, Hummingbird's metrics, ``HangarErrorMiddleware``, and
-/// the routes (``PilotsAPI/addRoutes(to:)``, and Hangar Sync's for `pilots`, `HangarSyncRoutes`).
+/// The router of the Pilots API over `store`: request logs, Hummingbird's metrics, ``HangarErrorMiddleware``, the
+/// bearer tokens when ``PilotsAPIOptions/authKey`` is set (every route but `/health`), and the routes (``PilotsAPI/addRoutes(to:)``, and Hangar Sync's for `pilots`, `HangarSyncRoutes`).
 public func buildRouter<Store: DocumentStore>(store: Store, options: PilotsAPIOptions) -> Router<BasicRequestContext> {
     let router = Router()
     router.addMiddleware {
@@ -76,9 +76,12 @@ public func buildRouter<Store: DocumentStore>(store: Store, options: PilotsAPIOp
         MetricsMiddleware()
         HangarErrorMiddleware()
     }
+    if let key = options.authKey { router.add(middleware: BearerAuthMiddleware(key: key)) }
     PilotsAPI(store: store, options: options).addRoutes(to: router)
-    // Hangar Sync for the pilots (Documentation/Sync.md).
-    HangarSyncRoutes(server: SyncServer(store: store), collections: [Pilot.collection]).addRoutes(to: router)
+    // Hangar Sync for the pilots (Documentation/Sync.md), scoped to the request's user.
+    var sync = HangarSyncRoutes(server: SyncServer(store: store), collections: [Pilot.collection])
+    sync.user = { PilotsUser.current }
+    sync.addRoutes(to: router)
     return router
 }
 

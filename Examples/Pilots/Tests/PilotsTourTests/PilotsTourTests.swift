@@ -102,7 +102,7 @@ import Testing
         }
     }
 
-    @Test func theTourRunsAllNineStepsAndCanRunAgain() throws {
+    @Test func theTourRunsAllTenStepsAndCanRunAgain() throws {
         let folder = NSTemporaryDirectory() + "pilots-tour-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let store = folder + "/store.sqlite"
