@@ -38,9 +38,11 @@ func roundTrip(
 
 /// A value holding a UID must come back from XML with its UIDs, as CF writes and reads them (`CF$UID`
 /// dictionaries), unless XML cannot tell it apart: a dictionary that is itself `{CF$UID: 0 … 2^32−1}` reads back
-/// as a UID, and a date's fraction is dropped. A value XML cannot hold (a control character) may fail to encode.
+/// as a UID, a date's fraction is dropped, and a NaN is written `nan` (its sign and payload, which binary keeps
+/// and equality compares, are not). A value XML cannot hold (a control character) may fail to encode.
 func uidsSurviveXML(_ value: PropertyList) {
-    guard value.holdsUID, !value.holdsUIDShapedDictionary, value.firstSubsecondDatePath == nil else { return }
+    guard value.holdsUID, !value.holdsUIDShapedDictionary, !value.holdsNaN, value.firstSubsecondDatePath == nil
+    else { return }
     let xml: [UInt8]
     do {
         xml = try value.encoded(as: .xml)
@@ -58,6 +60,15 @@ extension PropertyList {
         case .uid: true
         case .array(let elements): elements.contains { $0.holdsUID }
         case .dictionary(let entries): entries.values.contains { $0.holdsUID }
+        default: false
+        }
+    }
+
+    fileprivate var holdsNaN: Bool {
+        switch self {
+        case .real(let real): real.isNaN
+        case .array(let elements): elements.contains { $0.holdsNaN }
+        case .dictionary(let entries): entries.values.contains { $0.holdsNaN }
         default: false
         }
     }

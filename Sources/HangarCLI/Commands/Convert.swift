@@ -49,11 +49,28 @@ struct Convert: ParsableCommand {
     }
 
     func run() throws {
-        let (value, _) = try loadPropertyList(at: file)
+        let input: [UInt8]
+        do {
+            input = try AtomicFile.contents(of: file)
+        } catch {
+            throw FileFailure(error)
+        }
+        let value: PropertyList
+        let format: PropertyListFormat
+        do throws(PropertyListError) {
+            (value, format) = try PropertyList.decode(input)
+        } catch {
+            throw FileFailure(path: file, error)
+        }
         let options = EncodingOptions(json: JSONEncodingOptions(prettyPrinted: pretty, lossyDatesAndData: lossy))
         let bytes: [UInt8]
         do throws(PropertyListError) {
-            bytes = try value.encoded(as: target.format, options: options)
+            // Binary to binary keeps the file's graph (key order, shared objects), so a file Apple's writer wrote
+            // (a keyed archive) comes back byte for byte.
+            bytes =
+                format == .binary && target == .binary1
+                ? try PropertyList.rewrittenBinary(input)
+                : try value.encoded(as: target.format, options: options)
         } catch {
             guard !lossy else { throw FileFailure(path: file, error) }
             if error.reason == .dateInJSON || error.reason == .dataInJSON {

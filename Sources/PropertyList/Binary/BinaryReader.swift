@@ -149,6 +149,13 @@ struct BinaryDecoder {
         try value(object: trailer.topObject, depth: 0, referencedAt: trailer.offsetTableOffset)
     }
 
+    /// A leaf object's value on its own (for ``BinaryRewriter``), not counted against the expansion budget.
+    mutating func leaf(object: Int) throws(PropertyListError) -> PropertyList {
+        let before = expandedCount
+        defer { expandedCount = before }
+        return try decode(object: object, depth: 0)
+    }
+
     // MARK: Objects
 
     private mutating func value(object: Int, depth: Int, referencedAt site: Int) throws(PropertyListError)

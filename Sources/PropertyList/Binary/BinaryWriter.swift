@@ -208,7 +208,7 @@ struct LeafTable {
 
 // MARK: - Leaf encoding
 
-private func appendLeaf(_ value: PropertyList, to out: inout [UInt8]) {
+func appendLeaf(_ value: PropertyList, to out: inout [UInt8]) {
     switch value {
     case .boolean(let flag):
         out.append(flag ? 0x09 : 0x08)
@@ -274,7 +274,7 @@ private func appendString(_ string: String, to out: inout [UInt8]) {
 }
 
 /// A marker with its count inline (0…14) or as `xF` followed by an integer object.
-private func appendMarker(_ type: UInt8, count: Int, to out: inout [UInt8]) {
+func appendMarker(_ type: UInt8, count: Int, to out: inout [UInt8]) {
     if count < 15 {
         out.append(type | UInt8(count))
     } else {
@@ -284,7 +284,7 @@ private func appendMarker(_ type: UInt8, count: Int, to out: inout [UInt8]) {
 }
 
 /// The fewest of 1, 2, 4 or 8 bytes that hold `value`.
-private func byteWidth(_ value: UInt64) -> Int {
+func byteWidth(_ value: UInt64) -> Int {
     if value <= 0xFF { return 1 }
     if value <= 0xFFFF { return 2 }
     if value <= 0xFFFF_FFFF { return 4 }
@@ -292,7 +292,7 @@ private func byteWidth(_ value: UInt64) -> Int {
 }
 
 @inline(__always)
-private func appendBigEndian(_ value: UInt64, width: Int, to out: inout [UInt8]) {
+func appendBigEndian(_ value: UInt64, width: Int, to out: inout [UInt8]) {
     switch width {
     case 1:
         out.append(UInt8(truncatingIfNeeded: value))

@@ -139,7 +139,7 @@ struct ByteReader {
         var combined: UInt8 = 0
         for byte in slice { combined |= byte }
         guard combined < 0x80 else { return nil }
-        return String(decoding: slice, as: UTF8.self)
+        return KnownUTF8.string(slice, isASCII: true)
     }
 
     /// The string of `count` bytes of ISO-8859-1 at `offset`: each byte is the code point of its value.
@@ -162,16 +162,17 @@ struct ByteReader {
     /// The string of `units` big-endian UTF-16 code units at `offset`, or `nil` when a surrogate is unpaired.
     /// The caller has checked that `2 * units` bytes are in range.
     ///
-    /// Two passes: the first finds the exact UTF-8 length and every unpaired surrogate, so the string is allocated
-    /// once at its size (allocating three bytes a unit, the most UTF-8 can take, kept that slack in every string for
-    /// its life: a third of a decoded tree's memory went there); the second transcodes. Both take runs of ASCII
-    /// four units (one 8-byte load) at a time.
+    /// One pass transcodes into a temporary buffer of the most UTF-8 the units can take (three bytes a unit; on the
+    /// stack for short strings), finding every unpaired surrogate as it goes; the string is then made from that at
+    /// its exact length (allocating three bytes a unit for the string itself kept that slack in every string for its
+    /// life: a third of a decoded tree's memory went there). Runs of ASCII go eight units (two 8-byte loads) at a time.
     func utf16BigEndianString(at offset: Int, units: Int) -> String? {
         assert(offset >= 0 && units >= 0 && offset + 2 * units <= base.count)
         let source = UnsafeRawBufferPointer(rebasing: base[offset..<(offset + 2 * units)])
-        guard let length = UTF16BigEndian.utf8Length(source, units: units) else { return nil }
-        return String(unsafeUninitializedCapacity: length) { utf8 in
-            UTF16BigEndian.transcode(source, units: units, into: utf8)
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(3 * units, 1)) { buffer in
+            guard let length = UTF16BigEndian.transcode(source, units: units, into: buffer) else { return nil }
+            // Valid UTF-8 by construction: copied without a second check.
+            return KnownUTF8.string(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: buffer[0..<length])))
         }
     }
 }
@@ -189,57 +190,47 @@ enum UTF16BigEndian {
         UInt32(UInt16(bigEndian: source.loadUnaligned(fromByteOffset: 2 * index, as: UInt16.self)))
     }
 
-    /// The UTF-8 length of `units` units, or `nil` when a surrogate is unpaired (a high one not followed by a low
-    /// one, or a low one alone).
-    static func utf8Length(_ source: UnsafeRawBufferPointer, units: Int) -> Int? {
-        var length = 0
-        var index = 0
-        while index < units {
-            if index + 4 <= units, isASCII(source.loadUnaligned(fromByteOffset: 2 * index, as: UInt64.self)) {
-                length += 4
-                index += 4
-                continue
-            }
-            let first = unit(source, index)
-            index += 1
-            if first < 0x80 {
-                length += 1
-            } else if first < 0x800 {
-                length += 2
-            } else if first & 0xF800 != 0xD800 {
-                length += 3
-            } else {
-                guard first <= 0xDBFF, index < units, unit(source, index) & 0xFC00 == 0xDC00 else { return nil }
-                index += 1
-                length += 4
-            }
-        }
-        return length
+    /// The four ASCII bytes of a word of four big-endian ASCII units, in memory order, as one 32-bit store.
+    @inline(__always)
+    static func packASCII(_ word: UInt64) -> UInt32 {
+        // Little-endian load of `00 a 00 b 00 c 00 d`: a at bits 8-15, b at 24-31, c at 40-47, d at 56-63.
+        let spread = word >> 8
+        let pairs = (spread | spread >> 8) & 0x0000_FFFF_0000_FFFF
+        return UInt32(truncatingIfNeeded: pairs | pairs >> 16)
     }
 
-    /// Writes the UTF-8 of `units` units whose surrogates ``utf8Length(_:units:)`` found paired; returns its length.
+    /// Writes the UTF-8 of `units` units into `utf8` (room for three bytes a unit) and returns its length, or `nil`
+    /// when a surrogate is unpaired (a high one not followed by a low one, or a low one alone).
     static func transcode(_ source: UnsafeRawBufferPointer, units: Int, into utf8: UnsafeMutableBufferPointer<UInt8>)
-        -> Int
+        -> Int?
     {
+        let target = UnsafeMutableRawPointer(utf8.baseAddress)
         var out = 0
         var index = 0
         while index < units {
-            if index + 4 <= units {
-                let word = source.loadUnaligned(fromByteOffset: 2 * index, as: UInt64.self)
-                if isASCII(word) {
-                    utf8[out] = UInt8(truncatingIfNeeded: word >> 8)
-                    utf8[out + 1] = UInt8(truncatingIfNeeded: word >> 24)
-                    utf8[out + 2] = UInt8(truncatingIfNeeded: word >> 40)
-                    utf8[out + 3] = UInt8(truncatingIfNeeded: word >> 56)
-                    out += 4
-                    index += 4
+            if index + 8 <= units, let target {
+                let first = source.loadUnaligned(fromByteOffset: 2 * index, as: UInt64.self)
+                let second = source.loadUnaligned(fromByteOffset: 2 * index + 8, as: UInt64.self)
+                if isASCII(first | second) {
+                    target.storeBytes(of: packASCII(first).littleEndian, toByteOffset: out, as: UInt32.self)
+                    target.storeBytes(of: packASCII(second).littleEndian, toByteOffset: out + 4, as: UInt32.self)
+                    out += 8
+                    index += 8
                     continue
                 }
             }
             var scalar = unit(source, index)
             index += 1
-            if scalar & 0xFC00 == 0xD800 {
-                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (unit(source, index) - 0xDC00)
+            if scalar < 0x80 {
+                utf8[out] = UInt8(truncatingIfNeeded: scalar)
+                out += 1
+                continue
+            }
+            if scalar & 0xF800 == 0xD800 {
+                guard scalar <= 0xDBFF, index < units else { return nil }
+                let low = unit(source, index)
+                guard low & 0xFC00 == 0xDC00 else { return nil }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                 index += 1
             }
             out += encodeUTF8(scalar, into: utf8, at: out)
@@ -276,9 +267,8 @@ func encodeUTF8(_ scalar: UInt32, into utf8: UnsafeMutableBufferPointer<UInt8>, 
 
 /// The string of `bytes` if they are valid UTF-8, else `nil`.
 ///
-/// ASCII (the common case) is checked a word at a time and decoded without validation; other text is
-/// decoded (which repairs invalid sequences) and accepted only if it re-encodes to the same bytes.
-/// `String(validating:)` would do, but it looks up generic metadata on every call.
+/// ASCII (the common case) is checked a word at a time; other text by ``KnownUTF8/isValidUTF8(_:)``; either way
+/// the string is then copied without the standard library validating it again.
 func validatedUTF8(_ bytes: UnsafeRawBufferPointer) -> String? {
     var index = 0
     var combined: UInt64 = 0
@@ -290,19 +280,13 @@ func validatedUTF8(_ bytes: UnsafeRawBufferPointer) -> String? {
         combined |= UInt64(bytes[index])
         index += 1
     }
-    if combined & 0x8080_8080_8080_8080 == 0 { return String(decoding: bytes, as: UTF8.self) }
+    if combined & 0x8080_8080_8080_8080 == 0 { return KnownUTF8.string(bytes, isASCII: true) }
     return validatedNonASCIIUTF8(bytes)
 }
 
-/// ``validatedUTF8(_:)`` for bytes known to hold non-ASCII text: decoded (which repairs invalid sequences) and
-/// accepted only if the decoded text has the same bytes.
+/// ``validatedUTF8(_:)`` for bytes known to hold non-ASCII text.
 func validatedNonASCIIUTF8(_ bytes: UnsafeRawBufferPointer) -> String? {
-    let string = String(decoding: bytes, as: UTF8.self)
-    var copy = string
-    let same = copy.withUTF8 { decoded in
-        decoded.count == bytes.count && UTF8Bytes.memoryEqual(UnsafeRawBufferPointer(decoded), bytes)
-    }
-    return same ? string : nil
+    KnownUTF8.isValidUTF8(bytes) ? KnownUTF8.string(bytes) : nil
 }
 
 /// ``validatedUTF8(_:)`` over an array.

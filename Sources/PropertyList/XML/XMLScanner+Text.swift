@@ -182,9 +182,9 @@ extension XMLScanner {
         let decoded: String?
         switch text {
         case .region(let start, let count, let isASCII):
-            // ASCII, known from the scan, needs no validation of ours: the standard library's copy checks it again.
+            // ASCII, known from the scan, needs no validation; other text is validated once.
             decoded = reader.withBytes(at: start, count: count) { bytes in
-                isASCII ? String(decoding: bytes, as: UTF8.self) : validatedNonASCIIUTF8(bytes)
+                isASCII ? KnownUTF8.string(bytes, isASCII: true) : validatedNonASCIIUTF8(bytes)
             }
         case .gathered: decoded = validatedUTF8(scratch)
         }

@@ -1,3 +1,4 @@
+import HangarTestSupport
 import Testing
 
 @testable import PropertyList
@@ -22,6 +23,34 @@ import Testing
     ])
     func invalidTextIsRefused(bytes: [UInt8]) {
         #expect(validatedUTF8(bytes) == nil)
+    }
+
+    /// The validator agrees with the standard library's on random bytes rich in lead, continuation and boundary
+    /// bytes (overlong, surrogate and beyond-U+10FFFF leads), with ASCII runs long enough to take the word path;
+    /// and what it accepts becomes a string of exactly those bytes.
+    @Test func validatorMatchesTheStandardLibrary() {
+        let edges: [UInt8] = [
+            0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC, 0xED, 0xEE,
+            0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF,
+        ]
+        var generator = SeededGenerator(seed: 29)
+        for _ in 0..<50_000 {
+            var bytes: [UInt8] = []
+            for _ in 0..<Int.random(in: 0..<24, using: &generator) {
+                switch Int.random(in: 0..<6, using: &generator) {
+                case 0: bytes += Array(repeating: UInt8(ascii: "a"), count: Int.random(in: 1..<12, using: &generator))
+                case 1:
+                    bytes += Array(
+                        (["é", "日", "\u{1F680}", "\u{10FFFF}", "\u{FFFD}"].randomElement(using: &generator) ?? "é").utf8
+                    )
+                default: bytes.append(edges.randomElement(using: &generator) ?? 0)
+                }
+            }
+            let expected = String(validating: bytes, as: UTF8.self) != nil
+            let valid = bytes.withUnsafeBytes { KnownUTF8.isValidUTF8($0) }
+            #expect(valid == expected, "\(bytes)")
+            #expect(validatedUTF8(bytes).map { Array($0.utf8) } == (expected ? bytes : nil), "\(bytes)")
+        }
     }
 
     @Test func xmlWithInvalidUTF8IsRefused() {

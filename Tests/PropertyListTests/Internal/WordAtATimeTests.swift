@@ -65,6 +65,25 @@ import Testing
                 decoded.map { Array($0.unicodeScalars) }
                     == Array(String(decoding: units, as: UTF16.self).unicodeScalars))
         }
+        // Long ASCII runs (the eight-unit path) broken by non-ASCII units and lone surrogates at every position.
+        for _ in 0..<5_000 {
+            var units: [UInt16] = []
+            for _ in 0..<Int.random(in: 0..<40, using: &generator) {
+                switch Int.random(in: 0..<10, using: &generator) {
+                case 0: units.append([0xD800, 0xDBFF, 0xDC00, 0xDFFF].randomElement(using: &generator) ?? 0xD800)
+                case 1: units += [0xD83D, 0xDE80]
+                case 2: units.append(samples.randomElement(using: &generator) ?? 0x41)
+                default: units.append(UInt16.random(in: 0..<0x80, using: &generator))
+                }
+            }
+            let bigEndian = units.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+            let decoded = try withByteReader(bigEndian) { reader in
+                reader.utf16BigEndianString(at: 0, units: units.count)
+            }
+            // The definition: every high surrogate followed by a low one, every low one preceded by a high one.
+            let expected = String(validating: units, as: UTF16.self)
+            #expect(decoded.map { Array($0.unicodeScalars) } == expected.map { Array($0.unicodeScalars) }, "\(units)")
+        }
         // A lone surrogate anywhere, also right after an ASCII run of four, is refused.
         for units in [[0x41, 0x42, 0x43, 0x44, 0xD800], [0xDC00], [0x41, 0xD83D, 0x41]] as [[UInt16]] {
             let bigEndian = units.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
