@@ -127,13 +127,7 @@ private struct BinaryRewriter {
                 appendBigEndian(UInt64(references[index]), width: refSize, to: &out)
             }
         }
-        let tableOffset = out.count
-        let offsetSize = byteWidth(UInt64(tableOffset))
-        for offset in offsets { appendBigEndian(UInt64(offset), width: offsetSize, to: &out) }
-        out.append(contentsOf: [0, 0, 0, 0, 0, 0, UInt8(offsetSize), UInt8(refSize)])
-        appendBigEndian(UInt64(objects.count), width: 8, to: &out)
-        appendBigEndian(0, width: 8, to: &out)
-        appendBigEndian(UInt64(tableOffset), width: 8, to: &out)
+        appendOffsetTableAndTrailer(offsets, refSize: refSize, to: &out)
         return out
     }
 }

@@ -128,14 +128,7 @@ private struct ObjectPlan: ValueVisitor {
                 appendBigEndian(UInt64(references[index]), width: refSize, to: &out)
             }
         }
-        let tableOffset = out.count
-        let offsetSize = byteWidth(UInt64(tableOffset))
-        for offset in offsets { appendBigEndian(UInt64(offset), width: offsetSize, to: &out) }
-        // Trailer: 5 unused bytes, sort version, offset size, ref size, count, top object (0), table offset.
-        out.append(contentsOf: [0, 0, 0, 0, 0, 0, UInt8(offsetSize), UInt8(refSize)])
-        appendBigEndian(UInt64(records.count), width: 8, to: &out)
-        appendBigEndian(0, width: 8, to: &out)
-        appendBigEndian(UInt64(tableOffset), width: 8, to: &out)
+        appendOffsetTableAndTrailer(offsets, refSize: refSize, to: &out)
         return out
     }
 }
@@ -274,6 +267,18 @@ private func appendString(_ string: String, to out: inout [UInt8]) {
 }
 
 /// A marker with its count inline (0…14) or as `xF` followed by an integer object.
+/// Ends a binary property list whose objects start at `offsets` (the top object first): the offset table, then
+/// the trailer (5 unused bytes, sort version, offset size, ref size, object count, top object 0, table offset).
+func appendOffsetTableAndTrailer(_ offsets: [Int], refSize: Int, to out: inout [UInt8]) {
+    let tableOffset = out.count
+    let offsetSize = byteWidth(UInt64(tableOffset))
+    for offset in offsets { appendBigEndian(UInt64(offset), width: offsetSize, to: &out) }
+    out.append(contentsOf: [0, 0, 0, 0, 0, 0, UInt8(offsetSize), UInt8(refSize)])
+    appendBigEndian(UInt64(offsets.count), width: 8, to: &out)
+    appendBigEndian(0, width: 8, to: &out)
+    appendBigEndian(UInt64(tableOffset), width: 8, to: &out)
+}
+
 func appendMarker(_ type: UInt8, count: Int, to out: inout [UInt8]) {
     if count < 15 {
         out.append(type | UInt8(count))

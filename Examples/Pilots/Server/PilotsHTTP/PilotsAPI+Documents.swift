@@ -77,12 +77,7 @@ extension PilotsAPI {
             let current = try await writer.document(in: collection, key: key)
             try bodies.checkWritable(current)
             let expected = try preconditions.expectedRevision(current: current?.revision)
-            let revision =
-                if let envelope = incoming.newerMinorEnvelope {
-                    try await writer.save(envelope: envelope, key: key, in: collection, expectedRevision: expected)
-                } else {
-                    try await writer.save(incoming.pilot, key: key, in: collection, expectedRevision: expected)
-                }
+            let revision = try await save(incoming, key: key, expectedRevision: expected, with: writer)
             if let idempotencyKey {
                 let answer = SyncWriteAnswers.Answer(
                     collection: collection, key: key, revision: revision, created: current == nil)
@@ -115,6 +110,17 @@ extension PilotsAPI {
         }
     }
 
+    /// Saves a PUT's body under `key`: a newer minor's envelope as it came (its unknown keys kept), else the model.
+    private func save(
+        _ incoming: IncomingPilot, key: String, expectedRevision: Int?, with writer: some DocumentWriter
+    ) async throws(HangarError) -> Int {
+        if let envelope = incoming.newerMinorEnvelope {
+            try await writer.save(envelope: envelope, key: key, in: collection, expectedRevision: expectedRevision)
+        } else {
+            try await writer.save(incoming.pilot, key: key, in: collection, expectedRevision: expectedRevision)
+        }
+    }
+
     /// A PUT with `If-Match: "n"` alone (in the open scope, without `Idempotency-Key`): one write whose expected revision is `n`, with no read before it (the
     /// store checks the revision as it writes, and refuses a stored newer major); 200 with the new revision, or
     /// 412 with the current one.
@@ -124,12 +130,7 @@ extension PilotsAPI {
         let revision: Int
         do {
             revision = try await store.write { writer in
-                if let envelope = incoming.newerMinorEnvelope {
-                    try await writer.save(
-                        envelope: envelope, key: key, in: collection, expectedRevision: expectedRevision)
-                } else {
-                    try await writer.save(incoming.pilot, key: key, in: collection, expectedRevision: expectedRevision)
-                }
+                try await save(incoming, key: key, expectedRevision: expectedRevision, with: writer)
             }
         } catch let error as HangarError where error.code == .conflict {
             throw preconditions.failed(try await store.document(in: collection, key: key)?.revision)
