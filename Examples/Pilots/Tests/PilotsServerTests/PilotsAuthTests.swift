@@ -10,15 +10,26 @@ import Testing
 
 /// `pilots-server --auth-key FILE` as a real process: bearer tokens on every route but `/health`, each user
 /// scoped to the documents they created (REST, the change stream, sync and `hangar db sync --token-file`), and
-/// `Idempotency-Key` on `PUT`.
+/// `Idempotency-Key` on `PUT`. On SQLite here; `PilotsAuthPostgresTests` runs the same tests on PostgreSQL.
 @Suite struct PilotsAuthTests {
     let directory: TemporaryDirectory
+    /// Where the server keeps its store: `--db FILE`, or `--url URL --schema NAME`.
+    let storeArguments: [String]
     static let key = Array("a test key of 32 bytes, no more.".utf8)
 
-    init() throws { directory = try TemporaryDirectory() }
+    init() throws {
+        directory = try TemporaryDirectory()
+        storeArguments = ["--db", directory.path + "/server.sqlite"]
+    }
+
+    /// The tests with the server's store where `storeArguments` say.
+    init(directory: TemporaryDirectory, storeArguments: [String]) {
+        self.directory = directory
+        self.storeArguments = storeArguments
+    }
 
     func startServer(auth: Bool = true) throws -> ServerProcess {
-        var arguments = ["--db", directory.path + "/server.sqlite"]
+        var arguments = storeArguments
         if auth {
             _ = FileManager.default.createFile(atPath: directory.path + "/key", contents: Data(Self.key))
             arguments += ["--auth-key", directory.path + "/key"]
