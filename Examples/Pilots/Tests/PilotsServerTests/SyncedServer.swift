@@ -64,12 +64,12 @@ final class SyncedServer: Sendable {
 
     /// A replica of `store` talking to the server through the proxy (`direct`: past it), giving up on a request
     /// after `timeout` seconds.
-    func replica(_ store: SQLiteStore, direct: Bool = false, timeout: TimeInterval = 30, token: String? = nil)
-        -> SyncReplica<SQLiteStore>
-    {
+    func replica(
+        _ store: SQLiteStore, direct: Bool = false, timeout: TimeInterval = 30, resolver: SyncResolver = .default
+    ) -> SyncReplica<SQLiteStore> {
         SyncReplica(
-            store: store,
-            transport: HTTPSyncTransport(baseURL: direct ? directURL : proxyURL, token: token, timeout: timeout))
+            store: store, transport: HTTPSyncTransport(baseURL: direct ? directURL : proxyURL, timeout: timeout),
+            resolver: resolver)
     }
 
     /// Opens the server's store as the server does (the server stopped, or beside it on PostgreSQL), runs `body`
