@@ -27,6 +27,8 @@ final class FaultProxy: @unchecked Sendable {
         /// The request waits this many seconds before it is sent on (a client that gives up sooner sees a
         /// timeout, and the server still gets the request later).
         case delay(TimeInterval)
+        /// The request waits until ``releaseHeld()`` before it is sent on (a delay of the test's choosing).
+        case hold
         /// The answer's head and the first bytes of its body (at most this many, always fewer than all) reach
         /// the client, then the connection closes: a response cut off while it streamed (an answer without a
         /// body is dropped). An event stream is cut after this many bytes in all, head included.
@@ -52,6 +54,7 @@ final class FaultProxy: @unchecked Sendable {
     /// The client side of every event stream being relayed, and connections left hanging.
     private let streams = Mutex<Set<Int32>>([])
     private let hanging = Mutex<[Int32]>([])
+    private let released = Mutex(0)
 
     /// A proxy on a free loopback port to the server at `127.0.0.1:serverPort`.
     init(serverPort: UInt16) throws {
@@ -86,6 +89,9 @@ final class FaultProxy: @unchecked Sendable {
         }
         return true
     }
+
+    /// Lets the requests held so far (``Fault/hold``) go on to the server.
+    func releaseHeld() { released.withLock { $0 += 1 } }
 
     /// How many event streams are being relayed.
     var openStreams: Int { streams.withLock { $0.count } }
@@ -129,8 +135,9 @@ final class FaultProxy: @unchecked Sendable {
         Thread.detachNewThread { [self] in acceptLoop(descriptor) }
     }
 
-    /// Stops accepting connections.
+    /// Stops accepting connections (held requests go on).
     func close() {
+        releaseHeld()
         listener.withLock { descriptor in
             guard descriptor >= 0 else { return }
             shutdown(descriptor, Int32(SHUT_RDWR))
@@ -204,6 +211,9 @@ final class FaultProxy: @unchecked Sendable {
         switch fault {
         case .dropRequest: return
         case .delay(let seconds): Thread.sleep(forTimeInterval: seconds)
+        case .hold:
+            let generation = released.withLock { $0 }
+            while released.withLock({ $0 }) == generation { Thread.sleep(forTimeInterval: 0.01) }
         default: break
         }
         guard partitioned.withLock({ $0 }) == nil else { return }

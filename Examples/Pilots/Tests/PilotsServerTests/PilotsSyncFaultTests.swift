@@ -21,35 +21,46 @@ import Testing
 /// healed later. After each, guarantees 1–4: every device is the server's pilots byte for byte at the server's
 /// revisions, and the server made exactly one revision per local change.
 @Suite struct PilotsSyncFaultTests {
-    /// A request held longer than the client waits reaches the server after the client gave up and saved again:
-    /// the late request is the superseded mutation and is never applied over the newer one; a short delay only
-    /// slows the pass.
-    @Test func aDelayedPushIsAppliedAtMostOnceAndNeverOverANewerEdit() async throws {
+    /// A push held longer than the client waits reaches the server after the client gave up and the user
+    /// edited again. Arriving after the newer edit's push, the late mutation is never applied over it; arriving
+    /// before, it is applied and the newer edit goes over it (its own earlier mutation, not a conflict). A short
+    /// delay only slows the pass.
+    @Test(arguments: [false, true])
+    func aLatePushIsAppliedAtMostOnceAndNeverOverANewerEdit(arrivesFirst: Bool) async throws {
         let server = try SyncedServer(.sqlite, label: "delay")
         defer { server.stop() }
         let device = try server.deviceStore("a")
-        let replica = server.replica(device, timeout: 1)
+        let replica = server.replica(device)
         try await device.write { writer in
             try writer.save(Pilot(name: "Ada"), key: "p1")
             try writer.save(Pilot(name: "Bo"), key: "p2")
         }
-        server.proxy.inject(.pass)
+        server.proxy.inject(.delay(0.3))
         server.proxy.inject(.delay(0.3))
         #expect(try await replica.sync(Pilot.collection).pushed == 2)
-        // The push of this edit is held 5 s; the client gives up after 1 s and the user edits again.
+        // This edit's push is held; the client gives up after a second and the user edits again.
         try await device.write { try $0.save(Pilot(name: "Ada 2"), key: "p1", expectedRevision: nil) }
         server.proxy.inject(.pass)
-        server.proxy.inject(.delay(5))
-        await #expect(throws: SyncError.self) { try await replica.sync(Pilot.collection) }
+        server.proxy.inject(.hold)
+        await #expect(throws: SyncError.self) {
+            try await server.replica(device, timeout: 1).sync(Pilot.collection)
+        }
         try await device.write { try $0.save(Pilot(name: "Ada 3"), key: "p1", expectedRevision: nil) }
-        #expect(try await server.replica(device).sync(Pilot.collection).pushed == 1)
+        if arrivesFirst {
+            server.proxy.releaseHeld()
+            #expect(server.proxy.waitUntilIdle(timeout: 30))
+        }
+        let report = try await replica.sync(Pilot.collection)
+        #expect(report.pushed == 1 && report.conflicts == 0)
+        server.proxy.releaseHeld()
         #expect(server.proxy.waitUntilIdle(timeout: 30))
-        _ = try await server.replica(device).sync(Pilot.collection)
+        _ = try await replica.sync(Pilot.collection)
         await device.close()
         #expect(server.stop() == 0)
         let pilots = try await server.serverPilots()
-        #expect(pilots.revisions["p1"] == [1, 2] && pilots.revisions["p2"] == [1], "\(pilots.revisions)")
-        #expect(pilots.keptNames("p1") == ["Ada", "Ada 3"])
+        #expect(pilots.revisions["p1"] == (arrivesFirst ? [1, 2, 3] : [1, 2]), "\(pilots.revisions)")
+        #expect(pilots.keptNames("p1") == (arrivesFirst ? ["Ada", "Ada 2", "Ada 3"] : ["Ada", "Ada 3"]))
+        #expect(pilots.revisions["p2"] == [1])
         let reopened = try server.deviceStore("a")
         #expect(try await SyncedServer.difference(device: reopened, from: pilots) == nil)
         await reopened.close()
@@ -166,8 +177,12 @@ import Testing
         defer { server.stop() }
         let a = try server.deviceStore("a")
         let b = try server.deviceStore("b")
+        // Replicas that give up after 1.5 s (for a hanging server), and ones that wait as long as a loaded
+        // machine needs (for syncs that must succeed).
         let replicaA = server.replica(a, timeout: 1.5)
         let replicaB = server.replica(b, timeout: 1.5)
+        let patientA = server.replica(a)
+        let patientB = server.replica(b)
         // A third device synced by `hangar db sync` (one line, exit 1, while partitioned).
         let c = try server.deviceStore("c")
         try await c.write { try $0.save(Pilot(name: "Cy"), key: "cy") }
@@ -186,8 +201,8 @@ import Testing
             return run
         }
         try await a.write { try $0.save(Pilot(name: "Ada"), key: "ada") }
-        _ = try await replicaA.sync(Pilot.collection)
-        _ = try await replicaB.sync(Pilot.collection)
+        _ = try await patientA.sync(Pilot.collection)
+        _ = try await patientB.sync(Pilot.collection)
         for kind in [FaultProxy.Partition.refuse, .hang] {
             server.proxy.partition(kind)
             try await a.write { try $0.save(Pilot(name: "Ada \(kind)"), key: "ada", expectedRevision: nil) }
@@ -200,8 +215,8 @@ import Testing
             }
             server.proxy.heal()
         }
-        #expect(try await replicaA.sync(Pilot.collection).pushed == 1)
-        #expect(try await replicaB.sync(Pilot.collection).pushed == 2)
+        #expect(try await patientA.sync(Pilot.collection).pushed == 1)
+        #expect(try await patientB.sync(Pilot.collection).pushed == 2)
         var expected: [String: [Int]] = ["ada": [1, 2], "bo-refuse": [1], "bo-hang": [1]]
         if let hangar = PilotsSyncTests.hangar {
             let healed = try command(hangar)
@@ -210,8 +225,8 @@ import Testing
         } else {
             print("SKIPPED (the command's part of) partitionsHealedLoseNothingAndApplyEachChangeOnce: no hangar built")
         }
-        _ = try await replicaA.sync(Pilot.collection)
-        _ = try await replicaB.sync(Pilot.collection)
+        _ = try await patientA.sync(Pilot.collection)
+        _ = try await patientB.sync(Pilot.collection)
         await a.close()
         await b.close()
         #expect(server.stop() == 0)
