@@ -4,8 +4,9 @@ import Testing
 
 /// `pilots-server --auth-key FILE` on PostgreSQL: the tests of ``PilotsAuthTests`` (tokens on every route but
 /// `/health`, two users each scoped to their own documents on REST, the change stream, sync and `hangar db sync
-/// --token-file`, the idempotent `PUT`) with the server's store in a schema of its own on the test server.
-@Suite(.enabled(if: TestPostgres.shouldRun)) struct PilotsAuthPostgresTests {
+/// --token-file`, the idempotent `PUT`) with the server's store in a schema of its own on the test server. One
+/// at a time: each server holds a pool of connections, and the test server's are shared with every other suite.
+@Suite(.enabled(if: TestPostgres.shouldRun), .serialized) struct PilotsAuthPostgresTests {
     let tests: PilotsAuthTests
 
     init() throws {
