@@ -19,8 +19,9 @@ import Testing
 /// Hangar Sync through ``FaultProxy`` in front of a real `pilots-server` (SQLite): requests delayed past the
 /// client's patience, answers cut off mid-body, event streams cut mid-event, and partitions (refused, hanging)
 /// healed later. After each, guarantees 1–4: every device is the server's pilots byte for byte at the server's
-/// revisions, and the server made exactly one revision per local change.
-@Suite struct PilotsSyncFaultTests {
+/// revisions, and the server made exactly one revision per local change. One at a time: each starts a server and
+/// pushes hundreds of documents, and the machine is shared with the suites beside it.
+@Suite(.serialized) struct PilotsSyncFaultTests {
     /// A push held longer than the client waits reaches the server after the client gave up and the user
     /// edited again. Arriving after the newer edit's push, the late mutation is never applied over it; arriving
     /// before, it is applied and the newer edit goes over it (its own earlier mutation, not a conflict). A short

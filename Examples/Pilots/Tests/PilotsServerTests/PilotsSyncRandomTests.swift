@@ -20,7 +20,7 @@ import Testing
 ///   device met a conflict over its own edit (guarantee 2).
 ///
 /// `HANGAR_SYNC_FAULT_SEEDS` runs other seeds: `1-200` or `5,9,12` (one after another, on each engine).
-@Suite(.serialized) struct PilotsSyncRandomTests {
+@Suite struct PilotsSyncRandomTests {
     static let seeds: [UInt64] = {
         guard let text = ProcessInfo.processInfo.environment["HANGAR_SYNC_FAULT_SEEDS"], !text.isEmpty else {
             return [101, 202, 303]
@@ -32,11 +32,13 @@ import Testing
         }
     }()
 
-    @Test(arguments: seeds) func onSQLite(seed: UInt64) async throws {
+    /// Seeds one after another (one server at a time per engine); the two engines side by side.
+    @Test(.serialized, arguments: seeds) func onSQLite(seed: UInt64) async throws {
         try await Self.run(seed: seed, on: .sqlite)
     }
 
-    @Test(.enabled(if: TestPostgres.shouldRun), arguments: seeds) func onPostgreSQL(seed: UInt64) async throws {
+    @Test(.enabled(if: TestPostgres.shouldRun), .serialized, arguments: seeds)
+    func onPostgreSQL(seed: UInt64) async throws {
         try await Self.run(seed: seed, on: .postgresql)
     }
 
