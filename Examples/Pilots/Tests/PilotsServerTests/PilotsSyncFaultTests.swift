@@ -281,16 +281,7 @@ import Testing
         }
         await local.close()
         #expect(server.terminate() == 0)
-        var pruning = StoreConfiguration.pilotsServer()
-        pruning.changeRetention = ChangeRetention(maximumCount: 5, maximumAge: nil)
-        let store = try SQLiteStore(path: serverPath, store: pruning)
-        try await store.write { transaction in
-            for index in 0..<40 {
-                try transaction.save(
-                    Pilot(name: "Server \(index)"), key: String(format: "k%05d", index), expectedRevision: nil)
-            }
-        }
-        await store.close()
+        try await Self.editPruningChanges(atServer: serverPath)
         server = try ServerProcess(["--db", serverPath], directory: directory.path)
         #expect(try HTTP.send("GET", server.url("/changes?since=1")).status == 410)
         let seed = UInt64(Date().timeIntervalSince1970)
@@ -301,7 +292,7 @@ import Testing
             let child = try ChildProcess(
                 ["db", "sync", "--db", device, "--remote", server.baseURL, "pilots"],
                 stderrPath: directory.path + "/resync-\(round).log", executable: hangar)
-            usleep(UInt32.random(in: 20_000...500_000, using: &generator))
+            usleep(UInt32.random(in: 10_000...300_000, using: &generator))
             if ChildProcess.wasKilled(child.killAndWait()) { killed += 1 }
         }
         print("aResyncKilledAtRandomMomentsKeepsPendingChangesAndConverges: \(killed) of 6 runs killed mid-way")
@@ -325,6 +316,21 @@ import Testing
         #expect(histories["k01000"] == [1, 2] && histories["k01001"] == [1, 2] && histories["k00000"] == [1, 2])
         let edited = try PropertyList(binary: pilots["k01000"] ?? [])
         #expect(edited["name"]?.stringValue == "Edited k01000")
+    }
+
+    /// Edits the first forty pilots in the server's store at `path` (the server stopped), opened with a retention
+    /// of five changes: every change before those is pruned.
+    static func editPruningChanges(atServer path: String) async throws {
+        var pruning = StoreConfiguration.pilotsServer()
+        pruning.changeRetention = ChangeRetention(maximumCount: 5, maximumAge: nil)
+        let store = try SQLiteStore(path: path, store: pruning)
+        try await store.write { transaction in
+            for index in 0..<40 {
+                try transaction.save(
+                    Pilot(name: "Server \(index)"), key: String(format: "k%05d", index), expectedRevision: nil)
+            }
+        }
+        await store.close()
     }
 
     /// The ids of the events a stream's output holds whole (an event cut before its blank line is not one).
