@@ -32,6 +32,8 @@ public struct PilotsServerConfiguration: Sendable {
     public var logger: Logger
     /// Called once the server accepts connections, with its URL `http://HOST:PORT` (the port bound).
     public var onListening: @Sendable (String) async -> Void = { _ in }
+    /// On PostgreSQL: how long a request waits for a pooled connection before failing (503); 5 s by default.
+    public var postgresAcquireTimeout: Duration = .seconds(5)
 
     /// A server on `store`, logging with `logger`, on 127.0.0.1:8080.
     public init(store: StoreLocation, logger: Logger = Logger(label: "pilots-server")) {
@@ -58,7 +60,7 @@ public func buildApplication(_ configuration: PilotsServerConfiguration) async t
         return makeApplication(opened, options: options, configuration: configuration)
     case .postgres(let url, let schema):
         var postgres = try PostgresStoreConfiguration(url: url, schema: schema, store: .pilotsServer())
-        postgres.acquireTimeout = .seconds(5)
+        postgres.acquireTimeout = configuration.postgresAcquireTimeout
         postgres.logger = configuration.logger
         let opened = try await PostgresStore(configuration: postgres)
         options.engine = "postgresql"

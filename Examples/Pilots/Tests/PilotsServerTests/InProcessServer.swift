@@ -46,6 +46,9 @@ struct InProcessServer: Sendable {
         var configuration = PilotsServerConfiguration(store: location, logger: logger)
         configuration.port = 0
         configuration.api.maximumBodySize = 4096
+        // Every suite starts at once, each opening connections to one test server on a loaded machine: the first
+        // connection may take longer than the server's 5 s.
+        configuration.postgresAcquireTimeout = .seconds(30)
         return configuration
     }
 
