@@ -1,0 +1,46 @@
+import PropertyList
+
+extension DocumentRules {
+    /// A ``DictionaryReadable`` document stored at the current version, read straight from its bytes
+    /// (``BinaryPropertyListMap``); `nil` when the tree path must read it (another version, a top level that is
+    /// not a dictionary). Errors are those of the tree path: the same checks, in the same order.
+    static func lazilyDecoded<Document: VersionedDocument>(
+        _ stored: StoredDocument, as _: Document.Type, configuration: StoreConfiguration
+    ) throws(HangarError) -> Loaded<Document>? {
+        guard Document.self is any DictionaryReadable.Type else { return nil }
+        let body = try stored.plaintextBody()
+        let map: BinaryPropertyListMap
+        do {
+            map = try BinaryPropertyListMap(body)
+        } catch {
+            throw stored.undecodableBody(error)
+        }
+        let root = LazyValue(map: map, object: map.root)
+        guard root.kind == .dictionary else { return nil }
+        // The version as `DocumentFormat.open` reads it: from the version keys alone.
+        var versionKeys: PropertyList.Dictionary = [:]
+        for key in [DocumentFormat.majorKey, DocumentFormat.minorKey] {
+            versionKeys[key] = try root.child(key)?.materialized()
+        }
+        let format = Document.format
+        let version: DocumentVersion
+        do {
+            version = try format.version(of: .dictionary(versionKeys))
+        } catch {
+            return nil  // The tree path reports it, as it always has.
+        }
+        guard version == format.current else { return nil }
+        let value: Document
+        do {
+            value = try configuration.registry.decode(
+                Document.self, lazy: LazyValue(map: map, object: map.root, hidesVersionKeys: true))
+        } catch {
+            throw HangarError(
+                .undecodable, "The document is not a valid \(Document.self)", collection: stored.collection,
+                key: stored.key, underlying: error)
+        }
+        return Loaded(
+            value: value, collection: stored.collection, key: stored.key, revision: stored.revision,
+            storedVersion: version, createdAt: stored.createdAt, updatedAt: stored.updatedAt, wasMigrated: false)
+    }
+}
