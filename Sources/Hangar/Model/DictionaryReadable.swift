@@ -77,10 +77,12 @@ extension Array: LazilyReadable where Element: PropertyListRepresentable {
         var result: [Element] = []
         result.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
-            result.append(
-                try ModelCoding.decode(
-                    Element.self, from: LazyValue(map: value.map, object: element),
-                    at: ModelPath.root.appending(index: index)))
+            do throws(HangarError) {
+                result.append(
+                    try ModelCoding.decode(Element.self, from: LazyValue(map: value.map, object: element), at: .root))
+            } catch {
+                throw error.rebased(onto: ModelPath.root.appending(index: index))
+            }
         }
         return result
     }

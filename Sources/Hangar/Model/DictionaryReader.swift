@@ -70,9 +70,14 @@ public struct DictionaryReader: Sendable {
     }
 
     private func decode<T: PropertyListRepresentable>(_: T.Type, _ entry: Entry, key: String) throws(HangarError) -> T {
-        switch entry {
-        case .tree(let value): try ModelCoding.decode(T.self, from: value, at: path.appending(key: key))
-        case .lazy(let value): try ModelCoding.decode(T.self, from: value, at: path.appending(key: key))
+        // The path is extended only for an error: a step of a path is an allocation.
+        do throws(HangarError) {
+            switch entry {
+            case .tree(let value): return try ModelCoding.decode(T.self, from: value, at: .root)
+            case .lazy(let value): return try ModelCoding.decode(T.self, from: value, at: .root)
+            }
+        } catch {
+            throw error.rebased(onto: path.appending(key: key))
         }
     }
 

@@ -15,7 +15,8 @@ package struct BinaryPropertyListMap: Sendable {
     private let bytes: [UInt8]
     private let trailer: Trailer
     private let limits: DecodingLimits
-    /// The shared-object bits as first computed, so that a later decode keeps the same objects.
+    /// The checking decoder's slots: the shared-object bits as first computed (so that a later decode keeps the
+    /// same objects), with the numbers of the values it kept (stand-ins), masked off before any decode.
     private let slots: [UInt32]
 
     /// Checks `bytes` whole; throws what decoding them throws.
@@ -24,9 +25,8 @@ package struct BinaryPropertyListMap: Sendable {
             (reader) throws(PropertyListError) -> (Trailer, [UInt32]) in
             let trailer = try Trailer(reader, limits: limits)
             var decoder = try BinaryDecoder(reader, trailer: trailer, limits: limits, validating: true)
-            let slots = decoder.slots
             _ = try decoder.decodeRoot()
-            return (trailer, slots)
+            return (trailer, decoder.slots)
         }
         self.bytes = bytes
         self.trailer = trailer
@@ -50,7 +50,9 @@ package struct BinaryPropertyListMap: Sendable {
 
     /// The value of `object`, decoded (a container with everything in it), equal to its value in the tree.
     package func value(of object: Int) throws(PropertyListError) -> PropertyList {
-        try withByteReader(bytes) { (reader) throws(PropertyListError) -> PropertyList in
+        // A scalar's decode reads no slots; a container's needs them without the checking pass's kept values.
+        let slots = kind(of: object) == .other ? [] : slots.map { $0 & ~SharedObjects.indexMask }
+        return try withByteReader(bytes) { (reader) throws(PropertyListError) -> PropertyList in
             var decoder = BinaryDecoder(validated: reader, trailer: trailer, limits: limits, slots: slots)
             return try decoder.leaf(object: object)
         }
@@ -79,11 +81,20 @@ package struct BinaryPropertyListMap: Sendable {
         var key = key
         return key.withUTF8 { wanted in
             bytes.withUnsafeBufferPointer { buffer -> Int? in
-                var found: Int?
-                forEachEntry(of: object, in: buffer) { keyObject, valueObject in
-                    if keyMatches(keyObject, wanted, in: buffer) { found = valueObject }
+                let start = offset(of: object, in: buffer)
+                guard buffer[start] >> 4 == 0xD else { return nil }
+                let (count, refs) = countAndPayload(at: start, in: buffer)
+                let width = trailer.objectRefSize
+                var index = count
+                // From the last entry back: a key given twice is its last value.
+                while index > 0 {
+                    index -= 1
+                    let keyObject = reference(in: buffer, at: refs + index * width, width: width)
+                    if keyMatches(keyObject, wanted, in: buffer) {
+                        return reference(in: buffer, at: refs + (count + index) * width, width: width)
+                    }
                 }
-                return found
+                return nil
             }
         }
     }
@@ -95,9 +106,14 @@ package struct BinaryPropertyListMap: Sendable {
         return Int(truncatingIfNeeded: bigEndian(buffer, at: trailer.offsetTableOffset + object * width, width: width))
     }
 
+    @inline(__always)
     private func bigEndian(_ buffer: UnsafeBufferPointer<UInt8>, at offset: Int, width: Int) -> UInt64 {
         var value: UInt64 = 0
-        for index in offset..<(offset + width) { value = value << 8 | UInt64(buffer[index]) }
+        var index = offset
+        while index < offset + width {
+            value = value << 8 | UInt64(buffer[index])
+            index += 1
+        }
         return value
     }
 
@@ -109,19 +125,9 @@ package struct BinaryPropertyListMap: Sendable {
         return (Int(truncatingIfNeeded: bigEndian(buffer, at: start + 2, width: width)), start + 2 + width)
     }
 
-    private func forEachEntry(
-        of object: Int, in buffer: UnsafeBufferPointer<UInt8>, _ body: (_ key: Int, _ value: Int) -> Void
-    ) {
-        let start = offset(of: object, in: buffer)
-        guard buffer[start] >> 4 == 0xD else { return }
-        let (count, refs) = countAndPayload(at: start, in: buffer)
-        let width = trailer.objectRefSize
-        let values = refs + count * width
-        for index in 0..<count {
-            body(
-                Int(truncatingIfNeeded: bigEndian(buffer, at: refs + index * width, width: width)),
-                Int(truncatingIfNeeded: bigEndian(buffer, at: values + index * width, width: width)))
-        }
+    @inline(__always)
+    private func reference(in buffer: UnsafeBufferPointer<UInt8>, at site: Int, width: Int) -> Int {
+        Int(truncatingIfNeeded: bigEndian(buffer, at: site, width: width))
     }
 
     /// Whether the key object (a validated string) is `wanted`'s scalars: ASCII bytes compared in place, any
@@ -132,18 +138,18 @@ package struct BinaryPropertyListMap: Sendable {
         let start = offset(of: object, in: buffer)
         let marker = buffer[start]
         let (count, payload) = countAndPayload(at: start, in: buffer)
-        if marker >> 4 == 0x5 {
-            var ascii = true
-            for index in payload..<(payload + count) where buffer[index] >= 0x80 {
-                ascii = false
-                break
-            }
-            if ascii {
-                return count == wanted.count
-                    && UnsafeBufferPointer(rebasing: buffer[payload..<(payload + count)]).elementsEqual(wanted)
-            }
-        } else if marker >> 4 == 0x6, count > wanted.count {
-            return false  // Every UTF-16 unit is at least one UTF-8 byte.
+        switch marker >> 4 {
+        case 0x5:
+            // A byte below 0x80 is one UTF-8 byte (ASCII), one above two (Latin-1): equal bytes are the same
+            // string only when all are ASCII, and a string of fewer bytes matches only through Latin-1.
+            guard count <= wanted.count else { return false }
+            let stored = UnsafeBufferPointer(rebasing: buffer[payload..<(payload + count)])
+            if count == wanted.count, stored.elementsEqual(wanted) { return !stored.contains { $0 >= 0x80 } }
+            guard stored.contains(where: { $0 >= 0x80 }) else { return false }
+        case 0x6:
+            guard count <= wanted.count else { return false }  // Every UTF-16 unit is at least one UTF-8 byte.
+        default:
+            return false  // Not a string: the check made sure no key is one.
         }
         guard case .string(var key)? = try? value(of: object) else { return false }
         return key.withUTF8 { $0.elementsEqual(wanted) }

@@ -260,12 +260,16 @@ struct BinaryDecoder {
             return .data(reader.bytes(at: payload, count: length))
         case 0x5:
             let (length, payload) = try countAndPayload(marker: marker, elementSize: 1, at: start)
+            if validating { return Self.stringStandIn(utf8Count: length + highBytes(at: payload, count: length)) }
             // Bytes above 0x7F are read as ISO-8859-1, as CF reads them: non-Apple writers put UTF-8 (and
             // Latin-1) bytes in ASCII-marked strings, and CF's value is the one their users have seen.
             return .string(
                 reader.asciiString(at: payload, count: length) ?? reader.latin1String(at: payload, count: length))
         case 0x6:
             let (units, payload) = try countAndPayload(marker: marker, elementSize: 2, at: start)
+            if validating, let utf8Count = utf8Count(utf16At: payload, units: units) {
+                return Self.stringStandIn(utf8Count: utf8Count)
+            }
             guard let string = reader.utf16BigEndianString(at: payload, units: units) else {
                 throw PropertyListError(
                     .unpairedSurrogate("A UTF-16 string holds an unpaired surrogate"), at: .byteOffset(start))
@@ -351,6 +355,42 @@ struct BinaryDecoder {
     }
 
     // MARK: Scalars and counts
+
+    /// What validating returns for a string: a string (a key must be one) kept exactly when the real one would
+    /// be (``isWorthKeeping(_:)``), without building it. Both are literals, so nothing is allocated.
+    private static func stringStandIn(utf8Count: Int) -> PropertyList {
+        .string(utf8Count > 15 ? "a stand-in longer than fifteen UTF-8 bytes" : "")
+    }
+
+    /// How many of `count` bytes at `offset` are above 0x7F (each two UTF-8 bytes as Latin-1).
+    private func highBytes(at offset: Int, count: Int) -> Int {
+        var high = 0
+        for index in offset..<(offset + count) where reader[index] >= 0x80 { high += 1 }
+        return high
+    }
+
+    /// The UTF-8 length of `units` big-endian UTF-16 units at `offset`, or `nil` at an unpaired surrogate.
+    private func utf8Count(utf16At offset: Int, units: Int) -> Int? {
+        var total = 0
+        var index = 0
+        while index < units {
+            let unit = UInt16(truncatingIfNeeded: reader.bigEndianUInt(at: offset + 2 * index, width: 2))
+            index += 1
+            switch unit {
+            case ..<0x80: total += 1
+            case ..<0x800: total += 2
+            case 0xD800...0xDBFF:
+                guard index < units else { return nil }
+                let next = UInt16(truncatingIfNeeded: reader.bigEndianUInt(at: offset + 2 * index, width: 2))
+                guard (0xDC00...0xDFFF).contains(next) else { return nil }
+                index += 1
+                total += 4
+            case 0xDC00...0xDFFF: return nil
+            default: total += 3
+            }
+        }
+        return total
+    }
 
     private func integer(at start: Int, sizeExponent: Int) throws(PropertyListError) -> PropertyList.Integer {
         guard sizeExponent <= 4 else {
