@@ -1,6 +1,13 @@
 import PropertyList
 
 extension DocumentRules {
+    /// Whether loads of ``DictionaryReadable`` documents read the stored bytes lazily. Off: measured on the
+    /// benchmark's pilots (`hangar-bench --filter store-load`, 2026-11-26), the whole-file check the lazy path
+    /// needs to fail exactly as the tree path fails costs about what decoding the tree costs, and the lookups in
+    /// the stored bytes cost more than the tree's, so the lazy load took about twice the tree load's time.
+    /// ``LazyReadTests`` holds both paths to the same results either way.
+    static let readsStoredBytesLazily = false
+
     /// A ``DictionaryReadable`` document stored at the current version, read straight from its bytes
     /// (``BinaryPropertyListMap``); `nil` when the tree path must read it (another version, a top level that is
     /// not a dictionary). Errors are those of the tree path: the same checks, in the same order.

@@ -39,7 +39,11 @@ package enum DocumentRules {
     private static func decoded<Document: VersionedDocument>(
         _ stored: StoredDocument, as _: Document.Type, configuration: StoreConfiguration
     ) throws(HangarError) -> Loaded<Document> {
-        if let loaded = try lazilyDecoded(stored, as: Document.self, configuration: configuration) { return loaded }
+        if readsStoredBytesLazily,
+            let loaded = try lazilyDecoded(stored, as: Document.self, configuration: configuration)
+        {
+            return loaded
+        }
         return try treeDecoded(stored, as: Document.self, configuration: configuration)
     }
 
