@@ -146,6 +146,13 @@ extension SyncServer {
             }
         }
         if currentRevision != mutation.base && currentRevision != ownBase {
+            // The server already holds exactly what the mutation asks for (the same edit made elsewhere, or this
+            // one retried after its answer was forgotten): applied, with no new revision and no conflict.
+            if try current?.plaintextBody() == mutation.body {
+                try await rememberAnswer(
+                    revision: currentRevision, of: mutation, by: clientID, in: collection, writer)
+                return .applied(revision: currentRevision)
+            }
             let base = ownBase ?? mutation.base
             let baseBody =
                 base > 0
@@ -165,12 +172,7 @@ extension SyncServer {
             _ = try await writer.delete(key: mutation.key, in: collection, expectedRevision: currentRevision)
             revision = 0
         }
-        let record: PropertyList = [
-            "majorVersion": 1, "minorVersion": 0, "collection": .string(collection), "key": .string(mutation.key),
-            "revision": .integer(.init(revision)),
-        ]
-        try await writer.save(
-            envelope: record, key: "\(clientID)/\(mutation.id)", in: mutationsCollection, expectedRevision: 0)
+        try await rememberAnswer(revision: revision, of: mutation, by: clientID, in: collection, writer)
         // Stored otherwise than sent (migrated on the way in): the client takes the stored bytes.
         if let stored = try await writer.document(in: collection, key: mutation.key), mutation.body != nil,
             try stored.plaintextBody() != mutation.body
@@ -180,6 +182,18 @@ extension SyncServer {
                 current: SyncItem(key: mutation.key, revision: revision, body: try stored.plaintextBody()))
         }
         return .applied(revision: revision)
+    }
+
+    /// Remembers, in the mutation's own transaction, that it was applied with `revision` (0: deleted).
+    static func rememberAnswer(
+        revision: Int, of mutation: SyncMutation, by clientID: String, in collection: String, _ writer: Store.Writer
+    ) async throws {
+        let record: PropertyList = [
+            "majorVersion": 1, "minorVersion": 0, "collection": .string(collection), "key": .string(mutation.key),
+            "revision": .integer(.init(revision)),
+        ]
+        try await writer.save(
+            envelope: record, key: "\(clientID)/\(mutation.id)", in: mutationsCollection, expectedRevision: 0)
     }
 
     /// Whether `current` is exactly `base` migrated to the format's current version (what a bulk upgrade saves).

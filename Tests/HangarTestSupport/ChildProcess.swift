@@ -152,6 +152,18 @@ public final class ChildProcess: @unchecked Sendable {
             .map { String(decoding: $0, as: UTF8.self) }
     }
 
+    /// Everything the child printed, once its output has ended (the child exited and the pipe is drained: a
+    /// child can end before the reader has taken its last bytes); `nil` if that takes longer than `timeout`.
+    public func outputAtEnd(timeout: TimeInterval) -> String? {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while !reachedEnd {
+            if !condition.wait(until: deadline) { return nil }
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
     /// What the child has printed so far, decoded as UTF-8 (a line may still be incomplete).
     public var outputSoFar: String {
         condition.lock()

@@ -11,13 +11,14 @@ import PropertyList
 /// One generated pilot per document (~1 KB of bplist with its airplanes and photo), at format 2.0. Format 1.x wrote
 /// an airplane's `registrationNumber` as `registration` and `airframeHours` as decimal text, like the Pilots
 /// example's history; ``StoreFormat/v1ToV2`` upgrades it.
-extension Pilot: VersionedDocument {
+/// Both read through `init(reader:)` (``DictionaryReadable``), so a typed load reads them straight from the stored
+/// bytes; `init(propertyList:)` reads a decoded tree through the same code.
+extension Pilot: VersionedDocument, DictionaryReadable {
     static let collection = "pilots"
     static let format = DocumentFormat(
         current: DocumentVersion(major: 2, minor: 0), oldestReadableMajor: 1, migrations: [StoreFormat.v1ToV2])
 
-    init(propertyList: PropertyList) throws(HangarError) {
-        let reader = try DictionaryReader(propertyList)
+    init(reader: DictionaryReader) throws(HangarError) {
         self.init(
             id: try reader.read("id"), name: try reader.read("name"), email: try reader.read("email"),
             birthDate: try reader.read("birthDate"), licenseIssued: try reader.read("licenseIssued"),
@@ -43,9 +44,8 @@ extension Pilot: VersionedDocument {
     }
 }
 
-extension Airplane: PropertyListRepresentable {
-    init(propertyList: PropertyList) throws(HangarError) {
-        let reader = try DictionaryReader(propertyList)
+extension Airplane: DictionaryReadable {
+    init(reader: DictionaryReader) throws(HangarError) {
         self.init(
             model: try reader.read("model"), registrationNumber: try reader.read("registrationNumber"),
             airframeHours: try reader.read("airframeHours"), engineHorsepower: try reader.read("engineHorsepower"),

@@ -39,6 +39,18 @@ package enum DocumentRules {
     private static func decoded<Document: VersionedDocument>(
         _ stored: StoredDocument, as _: Document.Type, configuration: StoreConfiguration
     ) throws(HangarError) -> Loaded<Document> {
+        if readsStoredBytesLazily,
+            let loaded = try lazilyDecoded(stored, as: Document.self, configuration: configuration)
+        {
+            return loaded
+        }
+        return try treeDecoded(stored, as: Document.self, configuration: configuration)
+    }
+
+    /// Decodes the stored envelope whole, opens it (migrating an older one) and reads the model from the tree.
+    static func treeDecoded<Document: VersionedDocument>(
+        _ stored: StoredDocument, as _: Document.Type, configuration: StoreConfiguration
+    ) throws(HangarError) -> Loaded<Document> {
         let envelope = try stored.envelope()
         let opened: OpenedDocument
         do {

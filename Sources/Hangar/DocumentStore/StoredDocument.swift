@@ -58,10 +58,15 @@ public struct StoredDocument: Sendable, Hashable {
         do {
             return try PropertyList(binary: body)
         } catch {
-            throw HangarError(
-                .undecodable, "The stored bytes are not a valid binary property list", collection: collection,
-                key: key, underlying: error)
+            throw undecodableBody(error)
         }
+    }
+
+    /// The error for a plaintext body that is not a binary property list.
+    func undecodableBody(_ error: PropertyListError) -> HangarError {
+        HangarError(
+            .undecodable, "The stored bytes are not a valid binary property list", collection: collection, key: key,
+            underlying: error)
     }
 }
 

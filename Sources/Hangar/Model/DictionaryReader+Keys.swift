@@ -4,7 +4,7 @@ public import PropertyList
 extension DictionaryReader {
     /// The raw value under `key`, if present.
     public subscript(key: some RawRepresentable<String>) -> PropertyList? {
-        entries[key.rawValue]
+        self[key.rawValue]
     }
 
     /// True when `key` is present.

@@ -12,10 +12,23 @@ public import PropertyList
 /// airplanes = try reader.read(Key.airplanes)            // [Airplane], each by its class tag
 /// ```
 public struct DictionaryReader: Sendable {
-    /// The dictionary's entries, as read.
-    public let entries: PropertyList.Dictionary
+    /// A decoded dictionary, or one object of stored bytes read on demand (``DictionaryReadable``).
+    private enum Storage: Sendable {
+        case tree(PropertyList.Dictionary)
+        case lazy(LazyValue)
+    }
+
+    private let storage: Storage
     /// Where this dictionary sits in the value being read.
     public let path: ModelPath
+
+    /// The dictionary's entries, as read. A reader over stored bytes decodes them all when asked.
+    public var entries: PropertyList.Dictionary {
+        switch storage {
+        case .tree(let entries): return entries
+        case .lazy(let value): return (try? value.materialized())?.dictionaryValue ?? [:]
+        }
+    }
 
     /// A reader over `value`, which must be a dictionary.
     public init(_ value: PropertyList) throws(HangarError) {
@@ -26,37 +39,75 @@ public struct DictionaryReader: Sendable {
         guard case .dictionary(let entries) = value else {
             throw .typeMismatch(expected: "dictionary", found: value, at: path)
         }
-        self.entries = entries
+        storage = .tree(entries)
         self.path = path
+    }
+
+    /// A reader over a lazy dictionary (its kind checked by the caller).
+    init(lazy value: LazyValue, at path: ModelPath) {
+        storage = .lazy(value)
+        self.path = path
+    }
+
+    /// The value under `key`: decoded, or an object of the stored bytes.
+    private enum Entry {
+        case tree(PropertyList)
+        case lazy(LazyValue)
+
+        func materialized() throws(HangarError) -> PropertyList {
+            switch self {
+            case .tree(let value): value
+            case .lazy(let value): try value.materialized()
+            }
+        }
+    }
+
+    private func entry(_ key: String) -> Entry? {
+        switch storage {
+        case .tree(let entries): entries[key].map(Entry.tree)
+        case .lazy(let value): value.child(key).map(Entry.lazy)
+        }
+    }
+
+    private func decode<T: PropertyListRepresentable>(_: T.Type, _ entry: Entry, key: String) throws(HangarError) -> T {
+        // The path is extended only for an error: a step of a path is an allocation.
+        do throws(HangarError) {
+            switch entry {
+            case .tree(let value): return try ModelCoding.decode(T.self, from: value, at: .root)
+            case .lazy(let value): return try ModelCoding.decode(T.self, from: value, at: .root)
+            }
+        } catch {
+            throw error.rebased(onto: path.appending(key: key))
+        }
     }
 
     /// The raw value under `key`, if present.
     public subscript(key: String) -> PropertyList? {
-        entries[key]
+        try? entry(key)?.materialized()
     }
 
     /// True when `key` is present.
     public func contains(_ key: String) -> Bool {
-        entries[key] != nil
+        entry(key) != nil
     }
 
     /// The value under `key` as a `T`; an absent key is a ``HangarError/Code/missingKey`` error.
     public func read<T: PropertyListRepresentable>(_ key: String, as type: T.Type = T.self) throws(HangarError) -> T {
-        guard let value = entries[key] else { throw .missingKey(key, at: path) }
-        return try ModelCoding.decode(T.self, from: value, at: path.appending(key: key))
+        guard let entry = entry(key) else { throw .missingKey(key, at: path) }
+        return try decode(T.self, entry, key: key)
     }
 
     /// The value under `key` as a `T`, or `nil` when the key is absent. A value of the wrong kind is an error.
     public func readIfPresent<T: PropertyListRepresentable>(
         _ key: String, as type: T.Type = T.self
     ) throws(HangarError) -> T? {
-        guard let value = entries[key] else { return nil }
-        return try ModelCoding.decode(T.self, from: value, at: path.appending(key: key))
+        guard let entry = entry(key) else { return nil }
+        return try decode(T.self, entry, key: key)
     }
 
     /// The bytes of the `.data` value under `key`.
     public func readBytes(_ key: String) throws(HangarError) -> [UInt8] {
-        guard let value = entries[key] else { throw .missingKey(key, at: path) }
+        guard let value = try entry(key)?.materialized() else { throw .missingKey(key, at: path) }
         guard case .data(let bytes) = value else {
             throw .typeMismatch(expected: "data", found: value, at: path.appending(key: key))
         }
@@ -71,8 +122,12 @@ public struct DictionaryReader: Sendable {
 
     /// A reader over the dictionary under `key`, for fields grouped in a nested dictionary.
     public func nested(_ key: String) throws(HangarError) -> DictionaryReader {
-        guard let value = entries[key] else { throw .missingKey(key, at: path) }
-        return try DictionaryReader(value, at: path.appending(key: key))
+        switch entry(key) {
+        case nil: throw .missingKey(key, at: path)
+        case .lazy(let value) where value.kind == .dictionary:
+            return DictionaryReader(lazy: value, at: path.appending(key: key))
+        case let entry?: return try DictionaryReader(entry.materialized(), at: path.appending(key: key))
+        }
     }
 
     /// A reader over the dictionary under `key`, or `nil` when the key is absent.

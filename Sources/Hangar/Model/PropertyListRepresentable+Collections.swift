@@ -16,8 +16,11 @@ extension Array: PropertyListRepresentable where Element: PropertyListRepresenta
         var result: [Element] = []
         result.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
-            result.append(
-                try ModelCoding.decode(Element.self, from: element, at: ModelPath.root.appending(index: index)))
+            do throws(HangarError) {
+                result.append(try ModelCoding.decode(Element.self, from: element, at: .root))
+            } catch {
+                throw error.rebased(onto: ModelPath.root.appending(index: index))  // A step is an allocation.
+            }
         }
         self = result
     }

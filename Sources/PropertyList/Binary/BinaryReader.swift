@@ -100,14 +100,14 @@ struct Trailer {
 
 /// The recursive decoder over validated offsets.
 struct BinaryDecoder {
-    private let reader: ByteReader
-    private let trailer: Trailer
+    let reader: ByteReader
+    let trailer: Trailer
     private let limits: DecodingLimits
     /// Object number → ``onPathBit`` while its children are being decoded (a reference back to it is a cycle);
     /// ``SharedObjects/sharedBit`` when more than one reference points at it; in the low bits
     /// (``SharedObjects/indexMask``) 1 + its index in `kept` once decoded and kept, else 0. One 4-byte word an
     /// object keeps the decoder's own memory small beside the value it builds.
-    private var slots: [UInt32]
+    private(set) var slots: [UInt32]
     private static let onPathBit: UInt32 = 1 << 31
     /// The decoded objects worth keeping, with how many values each holds (shared children counted every time),
     /// among those referenced more than once: containers, so that a shared one is neither decoded nor counted
@@ -121,12 +121,17 @@ struct BinaryDecoder {
     private let maxExpandedNodes: Int
     /// Values produced so far, shared references counted as often as they are used.
     private var expandedCount = 0
+    /// Walks the whole graph with every check and count the decode makes, building no containers or data
+    /// (``BinaryPropertyListMap``): the same error as a decode, or none, at a fraction of the allocations.
+    private let validating: Bool
 
-    init(_ reader: ByteReader, trailer: Trailer, limits: DecodingLimits, plain: Bool = false) throws(PropertyListError)
-    {
+    init(
+        _ reader: ByteReader, trailer: Trailer, limits: DecodingLimits, plain: Bool = false, validating: Bool = false
+    ) throws(PropertyListError) {
         self.reader = reader
         self.trailer = trailer
         self.limits = limits
+        self.validating = validating
         let width = trailer.offsetIntSize
         for index in 0..<trailer.objectCount {
             let entry = trailer.offsetTableOffset + index * width
@@ -141,7 +146,19 @@ struct BinaryDecoder {
             }
         }
         slots = plain ? SharedObjects.allShared(trailer) : SharedObjects.slots(reader, trailer: trailer)
-        sharingKeys = !plain
+        sharingKeys = !plain && !validating
+        maxExpandedNodes = limits.maxExpandedNodes
+    }
+
+    /// A decoder over a file another decoder has validated (its offsets checked, `slots` its shared bits as
+    /// first computed), for reading parts of it again.
+    init(validated reader: ByteReader, trailer: Trailer, limits: DecodingLimits, slots: [UInt32]) {
+        self.reader = reader
+        self.trailer = trailer
+        self.limits = limits
+        self.slots = slots
+        validating = false
+        sharingKeys = true
         maxExpandedNodes = limits.maxExpandedNodes
     }
 
@@ -238,15 +255,21 @@ struct BinaryDecoder {
             return .date(seconds)
         case 0x4:
             let (length, payload) = try countAndPayload(marker: marker, elementSize: 1, at: start)
+            // Validating: a stand-in that is kept (and is no key) exactly when the data would be.
+            if validating { return length == 0 ? .data([]) : .array([]) }
             return .data(reader.bytes(at: payload, count: length))
         case 0x5:
             let (length, payload) = try countAndPayload(marker: marker, elementSize: 1, at: start)
+            if validating { return Self.stringStandIn(utf8Count: length + highBytes(at: payload, count: length)) }
             // Bytes above 0x7F are read as ISO-8859-1, as CF reads them: non-Apple writers put UTF-8 (and
             // Latin-1) bytes in ASCII-marked strings, and CF's value is the one their users have seen.
             return .string(
                 reader.asciiString(at: payload, count: length) ?? reader.latin1String(at: payload, count: length))
         case 0x6:
             let (units, payload) = try countAndPayload(marker: marker, elementSize: 2, at: start)
+            if validating, let utf8Count = utf8Count(utf16At: payload, units: units) {
+                return Self.stringStandIn(utf8Count: utf8Count)
+            }
             guard let string = reader.utf16BigEndianString(at: payload, units: units) else {
                 throw PropertyListError(
                     .unpairedSurrogate("A UTF-16 string holds an unpaired surrogate"), at: .byteOffset(start))
@@ -275,10 +298,11 @@ struct BinaryDecoder {
         let (length, refs) = try containerHeader(marker: marker, at: start, depth: depth, refsPerEntry: 1)
         slots[object] |= Self.onPathBit
         var elements = [PropertyList]()
-        elements.reserveCapacity(length)
+        if !validating { elements.reserveCapacity(length) }
         for index in 0..<length {
             let site = refs + index * trailer.objectRefSize
-            elements.append(try value(object: try reference(at: site), depth: depth + 1, referencedAt: site))
+            let element = try value(object: try reference(at: site), depth: depth + 1, referencedAt: site)
+            if !validating { elements.append(element) }
         }
         slots[object] &= ~Self.onPathBit
         return elements
@@ -296,8 +320,10 @@ struct BinaryDecoder {
         let known = sharingKeys ? keyLists.keys(reader, refs: refs, byteCount: keyBytes, hash: hash) : nil
         var keys: [String] = []
         var values: [PropertyList] = []
-        if known == nil { keys.reserveCapacity(length) }
-        values.reserveCapacity(length)
+        if !validating {
+            if known == nil { keys.reserveCapacity(length) }
+            values.reserveCapacity(length)
+        }
         let valueRefs = refs + keyBytes
         for index in 0..<length {
             let keySite = refs + index * trailer.objectRefSize
@@ -311,12 +337,14 @@ struct BinaryDecoder {
                 else {
                     throw PropertyListError(.nonStringKey(object: keyObject), at: .byteOffset(keySite))
                 }
-                keys.append(key)
+                if !validating { keys.append(key) }
             }
             let valueSite = valueRefs + index * trailer.objectRefSize
-            values.append(try value(object: try reference(at: valueSite), depth: depth + 1, referencedAt: valueSite))
+            let entry = try value(object: try reference(at: valueSite), depth: depth + 1, referencedAt: valueSite)
+            if !validating { values.append(entry) }
         }
         slots[object] &= ~Self.onPathBit
+        if validating { return [:] }
         if let known { return PropertyList.Dictionary(ascendingKeys: known, values: values) }
         guard PropertyList.Dictionary.isAscending(keys) else {
             // A key given twice keeps its last value, as Apple's XML reader, CPython and go-plist do.
@@ -327,6 +355,42 @@ struct BinaryDecoder {
     }
 
     // MARK: Scalars and counts
+
+    /// What validating returns for a string: a string (a key must be one) kept exactly when the real one would
+    /// be (``isWorthKeeping(_:)``), without building it. Both are literals, so nothing is allocated.
+    private static func stringStandIn(utf8Count: Int) -> PropertyList {
+        .string(utf8Count > 15 ? "a stand-in longer than fifteen UTF-8 bytes" : "")
+    }
+
+    /// How many of `count` bytes at `offset` are above 0x7F (each two UTF-8 bytes as Latin-1).
+    private func highBytes(at offset: Int, count: Int) -> Int {
+        var high = 0
+        for index in offset..<(offset + count) where reader[index] >= 0x80 { high += 1 }
+        return high
+    }
+
+    /// The UTF-8 length of `units` big-endian UTF-16 units at `offset`, or `nil` at an unpaired surrogate.
+    private func utf8Count(utf16At offset: Int, units: Int) -> Int? {
+        var total = 0
+        var index = 0
+        while index < units {
+            let unit = UInt16(truncatingIfNeeded: reader.bigEndianUInt(at: offset + 2 * index, width: 2))
+            index += 1
+            switch unit {
+            case ..<0x80: total += 1
+            case ..<0x800: total += 2
+            case 0xD800...0xDBFF:
+                guard index < units else { return nil }
+                let next = UInt16(truncatingIfNeeded: reader.bigEndianUInt(at: offset + 2 * index, width: 2))
+                guard (0xDC00...0xDFFF).contains(next) else { return nil }
+                index += 1
+                total += 4
+            case 0xDC00...0xDFFF: return nil
+            default: total += 3
+            }
+        }
+        return total
+    }
 
     private func integer(at start: Int, sizeExponent: Int) throws(PropertyListError) -> PropertyList.Integer {
         guard sizeExponent <= 4 else {
@@ -386,8 +450,7 @@ struct BinaryDecoder {
     }
 
     /// The count of a data, string or container object, and where its payload starts (not yet bounds-checked).
-    private func declaredCount(of marker: UInt8, at start: Int) throws(PropertyListError) -> (count: Int, payload: Int)
-    {
+    func declaredCount(of marker: UInt8, at start: Int) throws(PropertyListError) -> (count: Int, payload: Int) {
         let nibble = Int(marker & 0x0F)
         if nibble != 0x0F { return (nibble, start + 1) }
         // 0xF: the count follows as an integer object `1n` of 1, 2, 4 or 8 bytes.
@@ -434,13 +497,13 @@ struct BinaryDecoder {
 
     /// Where `object` starts: its offset-table entry, checked in `init` to lie in the object area.
     @inline(__always)
-    private func offset(of object: Int) -> Int {
+    func offset(of object: Int) -> Int {
         let width = trailer.offsetIntSize
         return Int(
             truncatingIfNeeded: reader.bigEndianUInt(at: trailer.offsetTableOffset + object * width, width: width))
     }
 
-    private func reference(at site: Int) throws(PropertyListError) -> Int {
+    func reference(at site: Int) throws(PropertyListError) -> Int {
         let ref = reader.bigEndianUInt(at: site, width: trailer.objectRefSize)
         guard ref < UInt64(trailer.objectCount) else {
             throw PropertyListError(

@@ -14,11 +14,13 @@ struct KeyLists {
     }
 
     private static let size = 64
-    private var entries: [Entry?] = Array(repeating: nil, count: KeyLists.size)
+    /// Empty until the first dictionary is remembered, so that a decoder of a few scalars allocates nothing here.
+    private var entries: [Entry?] = []
 
     /// The keys of an earlier dictionary whose `byteCount` bytes of key references at `refs` are these.
     func keys(_ reader: ByteReader, refs: Int, byteCount: Int, hash: UInt64) -> [String]? {
-        guard let entry = entries[Int(truncatingIfNeeded: hash) & (Self.size - 1)], entry.hash == hash,
+        guard !entries.isEmpty, let entry = entries[Int(truncatingIfNeeded: hash) & (Self.size - 1)],
+            entry.hash == hash,
             entry.byteCount == byteCount, reader.regionsEqual(entry.refs, refs, count: byteCount)
         else { return nil }
         return entry.keys
@@ -26,6 +28,7 @@ struct KeyLists {
 
     /// Remembers `keys`, strings in ascending order decoded from the references at `refs`.
     mutating func remember(_ keys: [String], refs: Int, byteCount: Int, hash: UInt64) {
+        if entries.isEmpty { entries = Array(repeating: nil, count: Self.size) }
         entries[Int(truncatingIfNeeded: hash) & (Self.size - 1)] = Entry(
             refs: refs, byteCount: byteCount, hash: hash, keys: keys)
     }

@@ -1,5 +1,6 @@
 public import Hangar
 import HangarSQLite
+import HangarSync
 public import Hummingbird
 import PilotModels
 import PropertyList
@@ -139,7 +140,8 @@ public struct PilotsAPI<Store: DocumentStore>: Sendable {
 
 extension StoreConfiguration {
     /// The configuration the Pilots server opens its store with: the Pilots registry and format, four earlier
-    /// revisions kept per pilot, and the two indexes `GET /pilots?index=NAME&value=V` queries:
+    /// revisions kept per pilot (none of Hangar Sync's remembered answers), and the two indexes
+    /// `GET /pilots?index=NAME&value=V` queries:
     /// `airplanes.registrationNumber` and `homeAirfield`.
     public static func pilotsServer() -> StoreConfiguration {
         var configuration = StoreConfiguration()
@@ -148,6 +150,7 @@ extension StoreConfiguration {
             history: .keepLast(4),
             indexes: [.path("airplanes", "registrationNumber"), .path("homeAirfield")],
             format: Pilot.format)
-        return configuration
+        // Hangar Sync's remembered answers, once forgotten, leave the store.
+        return configuration.keepingNoSyncHistory()
     }
 }

@@ -97,7 +97,10 @@ private func makeApplication<Store: DocumentStore>(
         router: buildRouter(store: store, options: options),
         configuration: ApplicationConfiguration(
             address: .hostname(host, port: configuration.port), serverName: "pilots-server"),
-        services: [StoreService(store: store)],
+        services: [
+            StoreService(store: store),
+            SyncAnswersService(server: SyncServer(store: store), logger: configuration.logger),
+        ],
         onServerRunning: { channel in await onListening("http://\(host):\(channel.localAddress?.port ?? 0)") },
         logger: configuration.logger)
 }

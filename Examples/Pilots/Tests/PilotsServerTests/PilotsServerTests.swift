@@ -78,7 +78,7 @@ import Testing
         #expect(upload.outputSoFar.isEmpty, "the upload should still be in flight")
         #expect(server.terminate() == 0)
         #expect(upload.waitForExit(timeout: 10) == 0)
-        #expect(upload.outputSoFar == "201\n", "\(upload.standardError)")
+        #expect(upload.outputAtEnd(timeout: 10) == "201\n", "\(upload.standardError)")
         let store = try SQLiteStore(path: database, store: .pilotsServer())
         #expect(try store.read { try $0.exists(in: "pilots", key: "slow") })
     }

@@ -4,7 +4,8 @@ import Hangar
 import HangarSQLite
 import HangarSync
 
-/// `hangar db sync --db PATH --remote URL [--token-file FILE] COLLECTION...`
+/// `hangar db sync --db PATH --remote URL [--token-file FILE] COLLECTION...` (or `--url URL` for a store on a
+/// database server, and `--key-file FILE` for a store that encrypts at rest, as every `db` verb takes them).
 struct DBSync: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",
@@ -18,7 +19,7 @@ struct DBSync: AsyncParsableCommand {
             delete.
             """)
 
-    @Option(name: .long, help: "The embedded store (a SQLite file; created when missing).") var db: String
+    @OptionGroup var store: StoreOption
     @Option(name: .long, help: "The sync server's base URL, e.g. http://127.0.0.1:8080.") var remote: String
     @Option(name: .long, help: "A file holding the bearer token sent to the server.") var tokenFile: String?
     @Argument(help: "The collections to sync.") var collections: [String]
@@ -35,25 +36,30 @@ struct DBSync: AsyncParsableCommand {
             url.host != nil
         else { throw FileFailure(path: "hangar", reason: "--remote must be an http:// or https:// URL") }
         let token = try tokenFile.map(Self.token(at:))
-        let store: SQLiteStore
+        let opened: OpenedStore
         do {
-            store = try SQLiteStore(path: db)
-        } catch {
-            throw FileFailure(path: "hangar", reason: "\(db): \(error.description)")
+            opened = try await openStore(store, creating: true)
+        } catch let failure as FileFailure {
+            throw FileFailure(path: "hangar", reason: failure.description)
         }
-        let replica = SyncReplica(store: store, transport: HTTPSyncTransport(baseURL: url, token: token))
         do {
-            for collection in collections {
-                let report = try await replica.sync(collection)
-                print(
-                    "synced \(collection): pulled \(report.pulled), pushed \(report.pushed), "
-                        + "conflicts \(report.conflicts)")
-            }
+            try await sync(opened.store, through: HTTPSyncTransport(baseURL: url, token: token))
         } catch {
-            await store.close()
-            throw FileFailure(path: "hangar", reason: String(describing: error))
+            await opened.close()
+            // The reason names no password of a `--url`.
+            throw FileFailure(path: "hangar", reason: opened.failure(error).reason)
         }
-        await store.close()
+        await opened.close()
+    }
+
+    /// One pass of each collection between `local` and the server, a line each.
+    private func sync(_ local: some DocumentStore, through transport: HTTPSyncTransport) async throws {
+        let replica = SyncReplica(store: local, transport: transport)
+        for collection in collections {
+            let report = try await replica.sync(collection)
+            print(
+                "synced \(collection): pulled \(report.pulled), pushed \(report.pushed), conflicts \(report.conflicts)")
+        }
     }
 
     /// The bearer token in `path`, without surrounding blanks and line breaks.
