@@ -52,6 +52,7 @@ let package = Package(
                 .product(name: "HangarSQLite", package: "Hangar"),
                 .product(name: "HangarPostgres", package: "Hangar"),
                 .product(name: "HangarEncryption", package: "Hangar"),
+                .product(name: "HangarSync", package: "Hangar"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: [

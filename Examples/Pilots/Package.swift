@@ -82,6 +82,7 @@ let package = Package(
                 .product(name: "HangarSync", package: "Hangar"),
                 .product(name: "PropertyList", package: "Hangar"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Server/HangarSyncRoutes",
             swiftSettings: strictSettings

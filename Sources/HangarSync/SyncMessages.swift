@@ -143,6 +143,17 @@ public struct SyncPush: Sendable, Hashable {
     }
 }
 
+/// A live notice of the event stream: the server committed a transaction that changed the collection (in the
+/// follower's scope) at ``sequence``. It carries no data: the client pulls, and the pull's checkpoint rules stay
+/// the only way changes are applied, so a lost, repeated or late notice can never skip or repeat a change.
+public struct SyncNotice: Sendable, Hashable {
+    /// The sequence of the transaction's first change in the collection (the stream's event id).
+    public var sequence: Int
+
+    /// A notice.
+    public init(sequence: Int) { self.sequence = sequence }
+}
+
 /// Why a sync request failed: the one error shape of HangarSync.
 public struct SyncError: Error, Sendable, CustomStringConvertible {
     /// What went wrong.

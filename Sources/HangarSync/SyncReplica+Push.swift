@@ -37,12 +37,16 @@ extension SyncReplica {
 
     /// Finds the pending local changes and gives each a mutation id (kept while unanswered, a new one when the
     /// document changed again), in one local transaction, before anything is sent.
+    ///
+    /// Only keys that may have become pending are looked at: those the local change feed shows changed (in the
+    /// collection or in its sync states) since the last look, and those pending then (``ReplicaRecords/scan``).
+    /// Whether a key needs a push depends only on its document and its state, so nothing else can have become
+    /// pending. Without a record, or when the local feed no longer holds the changes since, every key is looked at.
     func prepare(_ collection: String) async throws -> (clientID: String, [Prepared]) {
         try await store.write { writer in
             var client = try await ReplicaRecords.client(writer) ?? (UUID().uuidString, 1)
             var prepared: [Prepared] = []
-            let keys = Set(try await writer.keys(in: collection))
-                .union(try await writer.keys(in: ReplicaRecords.stateCollection(collection))).sorted()
+            let keys = try await Self.candidates(collection, writer)
             for key in keys {
                 let local = try await writer.document(in: collection, key: key)
                 let now = local?.revision ?? 0
@@ -60,8 +64,34 @@ extension SyncReplica {
                 prepared.append(Prepared(mutation: mutation, localRevision: now))
             }
             try await ReplicaRecords.setClient(client, writer)
+            try await ReplicaRecords.setScan(
+                (through: try await writer.lastChangeSequence(), pending: prepared.map(\.mutation.key)), collection,
+                writer)
             return (client.id, prepared)
         }
+    }
+
+    /// The keys of `collection` that may need a push, sorted: see ``prepare(_:)``.
+    static func candidates(_ collection: String, _ writer: Store.Writer) async throws -> [String] {
+        let states = ReplicaRecords.stateCollection(collection)
+        if let scan = try await ReplicaRecords.scan(collection, writer),
+            scan.through <= (try await writer.lastChangeSequence())
+        {
+            let changed: Result<[Change], HangarError>
+            do {
+                changed = .success(
+                    try await writer.changes(since: scan.through, in: collection, limit: nil)
+                        + writer.changes(since: scan.through, in: states, limit: nil))
+            } catch {
+                changed = .failure(error)
+            }
+            switch changed {
+            case .success(let changes): return Set(scan.pending).union(changes.map(\.key)).sorted()
+            case .failure(let error) where error.code == .changesTooOld: break  // Pruned since: look at every key.
+            case .failure(let error): throw error
+            }
+        }
+        return Set(try await writer.keys(in: collection)).union(try await writer.keys(in: states)).sorted()
     }
 
     /// Records the server's answers: applied ones become the new base, conflicts go to the resolver.

@@ -85,6 +85,30 @@ enum ReplicaRecords {
         try await writer.save(envelope: .dictionary(entries), key: "checkpoint/\(collection)", in: Self.collection)
     }
 
+    /// Where the last look for pending changes of `collection` stood: the local change sequence it had seen and
+    /// the keys it found pending (`nil`: no look yet, or the record is unreadable, so every key is looked at).
+    static func scan(_ collection: String, _ reader: some DocumentReader) async throws
+        -> (through: Int, pending: [String])?
+    {
+        guard let stored = try await reader.document(in: Self.collection, key: "scan/\(collection)") else { return nil }
+        let envelope = try stored.envelope()
+        guard let through = envelope["through"]?.integerValue?.exactly(Int.self),
+            let pending = envelope["pending"]?.arrayValue?.map({ $0.stringValue })
+        else { return nil }
+        let keys = pending.compactMap { $0 }
+        return keys.count == pending.count ? (through, keys) : nil
+    }
+
+    static func setScan(_ scan: (through: Int, pending: [String]), _ collection: String, _ writer: some DocumentWriter)
+        async throws
+    {
+        try await writer.save(
+            envelope: [
+                "majorVersion": 1, "minorVersion": 0, "through": .integer(.init(scan.through)),
+                "pending": .array(scan.pending.map { .string($0) }),
+            ], key: "scan/\(collection)", in: Self.collection)
+    }
+
     /// The client's id and its next mutation id, created on first use.
     static func client(_ reader: some DocumentReader) async throws -> (id: String, next: Int)? {
         guard let stored = try await reader.document(in: collection, key: "client") else { return nil }

@@ -42,6 +42,10 @@ public struct SyncReplica<Store: DocumentStore>: Sendable {
     public var resolver: SyncResolver
     /// The most mutations one push request carries.
     public var pushBatchSize = 200
+    /// How long ``follow(_:onPass:)`` waits before its first retry after a cut stream or a failed pass.
+    public var followRetryDelay: Duration = .milliseconds(100)
+    /// The longest ``follow(_:onPass:)`` waits between retries.
+    public var followLongestRetryDelay: Duration = .seconds(5)
 
     /// A replica of `store` syncing through `transport`.
     public init(store: Store, transport: any SyncTransport, resolver: SyncResolver = .default) {

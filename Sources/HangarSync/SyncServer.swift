@@ -99,26 +99,9 @@ public struct SyncServer<Store: DocumentStore>: Sendable {
     {
         try Self.checkSyncable(collection)
         let identity = try await identity()
-        guard checkpoint.storeID == identity.storeID, checkpoint.epoch == identity.epoch else {
-            throw SyncError(.historyChanged, "The checkpoint belongs to another store or epoch", status: 410)
-        }
         let limit = batchLimit
         return try await store.read { reader in
-            let last = try await reader.lastChangeSequence()
-            guard checkpoint.through <= last else {
-                throw SyncError(.historyChanged, "The checkpoint is ahead of the store (restored?)", status: 410)
-            }
-            guard try await Self.mark(at: checkpoint.through, reader) == checkpoint.mark else {
-                throw SyncError(.historyChanged, "The store's history differs at the checkpoint", status: 410)
-            }
-            if checkpoint.acknowledged > checkpoint.through {
-                guard checkpoint.acknowledged <= last,
-                    try await Self.mark(at: checkpoint.acknowledged, reader) == checkpoint.acknowledgedMark
-                else {
-                    throw SyncError(
-                        .historyChanged, "The store no longer holds this client's acknowledged writes", status: 410)
-                }
-            }
+            let last = try await Self.verify(checkpoint, of: identity, reader)
             let (changes, hasMore) = try await Self.transactionBounded(
                 collection, after: checkpoint.through, limit: limit, reader)
             let through = hasMore ? (changes.last?.sequence ?? last) : last
@@ -146,6 +129,34 @@ public struct SyncServer<Store: DocumentStore>: Sendable {
                 mark: try await Self.mark(at: through, reader))
             return SyncBatch(checkpoint: next, items: visible, hasMore: hasMore, isSnapshot: false)
         }
+    }
+
+    /// Checks that `checkpoint` continues this store's history (the same store and epoch, not ahead of it, the
+    /// same change at its sequence, and at its acknowledged sequence); returns the store's last sequence.
+    /// ``SyncError/Code/historyChanged`` (410) otherwise; ``SyncError/Code/resyncNeeded`` when the change at the
+    /// checkpoint was pruned.
+    static func verify(
+        _ checkpoint: SyncCheckpoint, of identity: (storeID: String, epoch: String), _ reader: some DocumentReader
+    ) async throws -> Int {
+        guard checkpoint.storeID == identity.storeID, checkpoint.epoch == identity.epoch else {
+            throw SyncError(.historyChanged, "The checkpoint belongs to another store or epoch", status: 410)
+        }
+        let last = try await reader.lastChangeSequence()
+        guard checkpoint.through <= last else {
+            throw SyncError(.historyChanged, "The checkpoint is ahead of the store (restored?)", status: 410)
+        }
+        guard try await mark(at: checkpoint.through, reader) == checkpoint.mark else {
+            throw SyncError(.historyChanged, "The store's history differs at the checkpoint", status: 410)
+        }
+        if checkpoint.acknowledged > checkpoint.through {
+            guard checkpoint.acknowledged <= last,
+                try await mark(at: checkpoint.acknowledged, reader) == checkpoint.acknowledgedMark
+            else {
+                throw SyncError(
+                    .historyChanged, "The store no longer holds this client's acknowledged writes", status: 410)
+            }
+        }
+        return last
     }
 
     /// Every live document of `collection` (with a `user`, those the user owns) and the checkpoint to continue

@@ -14,6 +14,33 @@ public protocol SyncTransport: Sendable {
     func snapshot(of collection: String) async throws -> SyncBatch
     /// Applies mutations of `collection`; one outcome per mutation, in order.
     func push(_ push: SyncPush, to collection: String) async throws -> SyncPushAnswer
+    /// Live notices of `collection`'s commits after `checkpoint` (each: pull now), until the stream ends or fails;
+    /// a checkpoint that cannot be continued throws as ``pull(_:after:)`` does, before any notice. The default
+    /// has no live channel: a notice every ``SyncTransportDefaults/noticeInterval``, so a follower polls.
+    func notices(of collection: String, after checkpoint: SyncCheckpoint) async throws
+        -> AsyncThrowingStream<SyncNotice, any Error>
+}
+
+/// What a ``SyncTransport`` without a live channel does.
+public enum SyncTransportDefaults {
+    /// How often the default ``SyncTransport/notices(of:after:)`` asks for a pull.
+    public static let noticeInterval: Duration = .seconds(1)
+}
+
+extension SyncTransport {
+    public func notices(of collection: String, after checkpoint: SyncCheckpoint) async throws
+        -> AsyncThrowingStream<SyncNotice, any Error>
+    {
+        let (notices, sink) = AsyncThrowingStream.makeStream(of: SyncNotice.self)
+        let ticker = Task {
+            while (try? await Task.sleep(for: SyncTransportDefaults.noticeInterval)) != nil {
+                sink.yield(SyncNotice(sequence: checkpoint.through))
+            }
+            sink.finish()
+        }
+        sink.onTermination = { _ in ticker.cancel() }
+        return notices
+    }
 }
 
 /// A transport to a ``SyncServer`` in the same process: for apps that embed both ends, and tests.
@@ -35,6 +62,12 @@ public struct LocalSyncTransport<Store: DocumentStore>: SyncTransport {
     public func push(_ push: SyncPush, to collection: String) async throws -> SyncPushAnswer {
         try await server.push(push, to: collection)
     }
+
+    public func notices(of collection: String, after checkpoint: SyncCheckpoint) async throws
+        -> AsyncThrowingStream<SyncNotice, any Error>
+    {
+        try await server.notices(of: collection, after: checkpoint)
+    }
 }
 
 /// The protocol over HTTP with Foundation's `URLSession` (FoundationNetworking on Linux): `GET
@@ -47,6 +80,9 @@ public struct HTTPSyncTransport: SyncTransport {
     public let token: String?
     /// How long one request may take.
     public let timeout: TimeInterval
+    /// How long the event stream may stay silent before it counts as lost (the server's keep-alive comments
+    /// come every 15 seconds by default).
+    public var eventTimeout: TimeInterval = 45
     let session: URLSession
 
     /// A transport to `baseURL`.
@@ -61,20 +97,23 @@ public struct HTTPSyncTransport: SyncTransport {
     }
 
     public func pull(_ collection: String, after checkpoint: SyncCheckpoint) async throws -> SyncBatch {
-        let query =
-            [
-                URLQueryItem(name: "since", value: String(checkpoint.through)),
-                URLQueryItem(name: "store", value: checkpoint.storeID),
-                URLQueryItem(name: "epoch", value: checkpoint.epoch),
-                URLQueryItem(name: "mark", value: checkpoint.mark),
-            ]
+        let body = try await send("GET", collection, "changes", query: Self.query(checkpoint), body: nil)
+        return try SyncWire.batch(try SyncWire.value(body))
+    }
+
+    /// The query of a checkpoint: `since`, `store`, `epoch`, `mark`, and the acknowledged sequence when past it.
+    static func query(_ checkpoint: SyncCheckpoint) -> [URLQueryItem] {
+        [
+            URLQueryItem(name: "since", value: String(checkpoint.through)),
+            URLQueryItem(name: "store", value: checkpoint.storeID),
+            URLQueryItem(name: "epoch", value: checkpoint.epoch),
+            URLQueryItem(name: "mark", value: checkpoint.mark),
+        ]
             + (checkpoint.acknowledged > checkpoint.through
                 ? [
                     URLQueryItem(name: "acknowledged", value: String(checkpoint.acknowledged)),
                     URLQueryItem(name: "acknowledgedMark", value: checkpoint.acknowledgedMark),
                 ] : [])
-        let body = try await send("GET", collection, "changes", query: query, body: nil)
-        return try SyncWire.batch(try SyncWire.value(body))
     }
 
     public func snapshot(of collection: String) async throws -> SyncBatch {
@@ -100,21 +139,11 @@ public struct HTTPSyncTransport: SyncTransport {
     func send(_ method: String, _ collection: String, _ action: String, query: [URLQueryItem], body: [UInt8]?)
         async throws -> [UInt8]
     {
-        guard
-            var components = URLComponents(
-                url: baseURL.appendingPathComponent("sync").appendingPathComponent(collection)
-                    .appendingPathComponent(action), resolvingAgainstBaseURL: false)
-        else { throw SyncError(.invalidRequest, "The remote URL \(baseURL) cannot be used") }
-        if !query.isEmpty { components.queryItems = query }
-        guard let url = components.url else { throw SyncError(.invalidRequest, "The remote URL cannot be used") }
-        var request = URLRequest(url: url, timeoutInterval: timeout)
-        request.httpMethod = method
-        request.setValue(SyncWire.mediaType, forHTTPHeaderField: "Accept")
+        var request = try request(method, collection, action, query: query)
         if let body {
             request.httpBody = Data(body)
             request.setValue(SyncWire.mediaType, forHTTPHeaderField: "Content-Type")
         }
-        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         let data: Data
         let response: URLResponse
         do {
@@ -126,15 +155,37 @@ public struct HTTPSyncTransport: SyncTransport {
             throw SyncError(.malformedAnswer, "The answer is not HTTP")
         }
         let bytes = [UInt8](data)
-        switch http.statusCode {
-        case 200: return bytes
+        guard http.statusCode == 200 else { throw Self.error(status: http.statusCode, bytes) }
+        return bytes
+    }
+
+    /// The request of `action` on `collection` with `query`, accepting binary property lists, with the token.
+    func request(_ method: String, _ collection: String, _ action: String, query: [URLQueryItem]) throws(SyncError)
+        -> URLRequest
+    {
+        guard
+            var components = URLComponents(
+                url: baseURL.appendingPathComponent("sync").appendingPathComponent(collection)
+                    .appendingPathComponent(action), resolvingAgainstBaseURL: false)
+        else { throw SyncError(.invalidRequest, "The remote URL \(baseURL) cannot be used") }
+        if !query.isEmpty { components.queryItems = query }
+        guard let url = components.url else { throw SyncError(.invalidRequest, "The remote URL cannot be used") }
+        var request = URLRequest(url: url, timeoutInterval: timeout)
+        request.httpMethod = method
+        request.setValue(SyncWire.mediaType, forHTTPHeaderField: "Accept")
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        return request
+    }
+
+    /// The error an answer of `status` (not 200) with body `bytes` means.
+    static func error(status: Int, _ bytes: [UInt8]) -> SyncError {
+        switch status {
         case 410:
             let cause = (try? SyncWire.value(bytes))?["cause"]?.stringValue
-            throw SyncError(
-                cause == "history" ? .historyChanged : .resyncNeeded, Self.reason(bytes, status: 410), status: 410)
-        case 500...:
-            throw SyncError(.serverFailed, Self.reason(bytes, status: http.statusCode), status: http.statusCode)
-        default: throw SyncError(.refused, Self.reason(bytes, status: http.statusCode), status: http.statusCode)
+            return SyncError(
+                cause == "history" ? .historyChanged : .resyncNeeded, reason(bytes, status: 410), status: 410)
+        case 500...: return SyncError(.serverFailed, reason(bytes, status: status), status: status)
+        default: return SyncError(.refused, reason(bytes, status: status), status: status)
         }
     }
 

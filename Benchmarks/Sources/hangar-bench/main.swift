@@ -215,4 +215,12 @@ do {
     FileHandle.standardError.write(Data("hangar-bench: follower latency rows failed: \(error)\n".utf8))
     exit(1)
 }
+// MARK: Sync rows (issue 23): Hangar Sync through pilots-server
+
+do {
+    try runSyncSection(options: options)
+} catch {
+    FileHandle.standardError.write(Data("hangar-bench: sync rows failed: \(error)\n".utf8))
+    exit(1)
+}
 print("\nruns: \(elapsed(since: runStart)); load average after: \(loadAverage())")

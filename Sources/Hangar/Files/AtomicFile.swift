@@ -128,8 +128,12 @@ package enum AtomicFile {
         defer { closedir(folder) }
         let length = prefix.utf8.count + 6
         while let entry = readdir(folder) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            // Read the name in place: a `dirent` may be shorter than its declared `d_name`, so copying the whole
+            // field can read past the end of readdir's buffer (a crash seen on Linux, exporting 1,000 files).
+            let name = withUnsafePointer(to: &entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: $0.pointee)) {
+                    String(cString: $0)
+                }
             }
             guard name.utf8.count == length, name.hasPrefix(prefix) else { continue }
             let candidate = directory + "/" + name

@@ -10,6 +10,10 @@ import PropertyList
 ///   batch after the checkpoint; 410 when it cannot be continued (then `GET …/snapshot`).
 /// - `GET /sync/{collection}/snapshot`: every live document and the checkpoint to continue from.
 /// - `POST /sync/{collection}/push`: mutations applied at most once, one result each.
+/// - `GET /sync/{collection}/events?since=N&store=ID&epoch=E&mark=M[&acknowledged=A&acknowledgedMark=AM]`: a live
+///   stream of server-sent events (`text/event-stream`), one `change` event per committed transaction of the
+///   collection in the user's scope after the checkpoint (`id`: its sequence), keep-alive comments between; the
+///   same 410 answers as `changes` before the stream starts. A notice carries no data: the client pulls.
 ///
 /// Bodies are binary property lists (`application/x-plist`); an error answers `{reason}` in one. A collection
 /// not mounted is 404. Store errors are thrown as they are (the app's error middleware answers them).
@@ -24,6 +28,9 @@ public struct HangarSyncRoutes<Store: DocumentStore>: Sendable {
     /// pulls, snapshots and pushes only the documents they own (`SyncOwnership`). `nil` (the default): one open
     /// scope.
     public var user: @Sendable () -> String? = { nil }
+    /// How often the event stream sends a keep-alive comment while nothing commits (so clients and proxies keep
+    /// the connection, and a client that left is noticed).
+    public var eventHeartbeat: Duration = .seconds(15)
 
     /// Routes serving `collections` of `server`'s store.
     public init(server: SyncServer<Store>, collections: Set<String>, maximumBodySize: Int = 16 << 20) {
@@ -36,6 +43,15 @@ public struct HangarSyncRoutes<Store: DocumentStore>: Sendable {
     public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
         router.get("sync/:collection/changes") { request, context in
             try await answer { try await changes(request, collection: try context.parameters.require("collection")) }
+        }
+        router.get("sync/:collection/events") { request, context in
+            try await respond {
+                let collection = try mounted(try context.parameters.require("collection"))
+                let checkpoint = try Self.checkpoint(of: request)
+                return events(
+                    try await server.notices(of: collection, after: checkpoint, user: user()), after: checkpoint,
+                    request: request)
+            }
         }
         router.get("sync/:collection/snapshot") { _, context in
             try await answer {
@@ -54,6 +70,11 @@ public struct HangarSyncRoutes<Store: DocumentStore>: Sendable {
 
     func changes(_ request: Request, collection: String) async throws -> PropertyList {
         let collection = try mounted(collection)
+        return SyncWire.encode(try await server.pull(collection, after: try Self.checkpoint(of: request), user: user()))
+    }
+
+    /// The checkpoint of a `changes` or `events` query; 400 without `since`, `store` and `epoch`.
+    static func checkpoint(of request: Request) throws(SyncError) -> SyncCheckpoint {
         let query = request.uri.queryParameters
         guard let since = query.get("since").flatMap({ Int($0) }), since >= 0, let storeID = query.get("store"),
             let epoch = query.get("epoch")
@@ -61,10 +82,9 @@ public struct HangarSyncRoutes<Store: DocumentStore>: Sendable {
             throw SyncError(.invalidRequest, "changes needs since (an integer), store and epoch", status: 400)
         }
         let acknowledged = query.get("acknowledged").flatMap { Int($0) } ?? 0
-        let checkpoint = SyncCheckpoint(
+        return SyncCheckpoint(
             storeID: storeID, epoch: epoch, through: since, mark: query.get("mark") ?? "", acknowledged: acknowledged,
             acknowledgedMark: query.get("acknowledgedMark") ?? "")
-        return SyncWire.encode(try await server.pull(collection, after: checkpoint, user: user()))
     }
 
     func mounted(_ collection: String) throws(SyncError) -> String {
@@ -84,8 +104,13 @@ public struct HangarSyncRoutes<Store: DocumentStore>: Sendable {
 
     /// The value `body` makes as a binary property list, or a ``HangarSync/SyncError`` as its status and reason.
     func answer(_ body: () async throws -> PropertyList) async throws -> Response {
+        try await respond { try Self.respond(.ok, try await body()) }
+    }
+
+    /// The response `body` makes, or a ``HangarSync/SyncError`` as its status and reason.
+    func respond(_ body: () async throws -> Response) async throws -> Response {
         do {
-            return try Self.respond(.ok, try await body())
+            return try await body()
         } catch let error as SyncError {
             let status: HTTPResponse.Status
             var body: PropertyList.Dictionary = ["reason": .string(error.message)]

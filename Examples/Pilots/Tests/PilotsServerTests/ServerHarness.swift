@@ -18,11 +18,11 @@ final class ServerProcess: Sendable {
 
     static let executable = ProcessRunner.builtExecutable(named: "pilots-server") ?? "pilots-server"
 
-    /// Starts `pilots-server --port 0 arguments…`, its standard error going into `directory`, and waits for the
-    /// one line it prints on standard output once it accepts connections.
-    init(_ arguments: [String], directory: String) throws {
+    /// Starts `pilots-server --port PORT arguments…` (0: a free one), its standard error going into `directory`,
+    /// and waits for the one line it prints on standard output once it accepts connections.
+    init(_ arguments: [String], directory: String, port: Int = 0) throws {
         let log = directory + "/server-\(UUID().uuidString).log"
-        child = try ChildProcess(["--port", "0"] + arguments, stderrPath: log, executable: Self.executable)
+        child = try ChildProcess(["--port", String(port)] + arguments, stderrPath: log, executable: Self.executable)
         guard child.waitForOutput(containing: "\n", timeout: 30) else {
             child.killAndWait()
             throw HarnessFailure("pilots-server did not start: \(child.standardError)")

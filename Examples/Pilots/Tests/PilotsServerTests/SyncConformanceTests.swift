@@ -112,6 +112,33 @@ import Testing
         #expect(try await transport.pull(collection, after: checkpoint).hasMore == false)
     }
 
+    @Test func theEventStreamNoticesCommitsAndRefusesWhatPullRefuses() async throws {
+        defer { server?.terminate() }
+        let checkpoint = try await transport.snapshot(of: collection).checkpoint
+        var otherEpoch = checkpoint
+        otherEpoch.epoch = UUID().uuidString
+        await #expect {
+            _ = try await transport.notices(of: collection, after: otherEpoch)
+        } throws: { ($0 as? SyncError)?.code == .historyChanged && ($0 as? SyncError)?.status == 410 }
+        // The wire: text/event-stream, a comment first, then `id: SEQUENCE` / `event: change` per transaction.
+        let query =
+            "since=\(checkpoint.through)&store=\(checkpoint.storeID)&epoch=\(checkpoint.epoch)&mark=\(checkpoint.mark)"
+        let curl = try HTTP.follow(baseURL + "/sync/\(collection)/events?" + query, directory: directory.path)
+        defer { _ = curl.killAndWait() }
+        #expect(curl.waitForOutput(containing: ": following", timeout: 30))
+        let notices = try await transport.notices(of: collection, after: checkpoint)
+        let key = "conformance-\(UUID().uuidString)"
+        _ = try await push(
+            "conformance-\(UUID().uuidString)", [SyncMutation(id: 1, key: key, base: 0, body: try Self.body("A"))])
+        var iterator = notices.makeAsyncIterator()
+        let notice = try #require(try await iterator.next())
+        #expect(notice.sequence > checkpoint.through)
+        #expect(curl.waitForOutput(containing: "event: change\n", timeout: 30))
+        #expect(curl.outputSoFar.contains("id: \(notice.sequence)\n"))
+        // A notice carries nothing: the pull from the checkpoint holds the change.
+        #expect(try await pullAll(after: checkpoint).contains { $0.key == key })
+    }
+
     @Test func unknownCollectionsAndMalformedRequestsAreRefused() async throws {
         defer { server?.terminate() }
         await #expect {
