@@ -45,6 +45,8 @@ extension DocumentStore {
         }
         try DocumentFiles.createFolder(directory, collection: collection, permissions: configuration.folderPermissions)
         let documents = try await read { try await $0.documents(in: collection) }
+        // One sweep of the folder for what killed writers left, not one per file (each reads the whole folder).
+        AtomicFile.removeAbandonedTemporaryFiles(in: directory)
         var paths: [String] = []
         for stored in documents {
             let name = StoreFileNames.fileName(for: stored.key)
@@ -52,11 +54,11 @@ extension DocumentStore {
             if sealed, let encryption {
                 try SealedFile.write(
                     stored, encryption: encryption, to: directory + "/" + name, format: format,
-                    permissions: configuration.filePermissions)
+                    permissions: configuration.filePermissions, sweeping: false)
             } else {
                 try DocumentFiles.writeFile(
                     stored, to: directory + "/" + name, format: format, carryingKey: carryingKey,
-                    permissions: configuration.filePermissions)
+                    permissions: configuration.filePermissions, sweeping: false)
             }
             paths.append(directory + "/" + name)
         }

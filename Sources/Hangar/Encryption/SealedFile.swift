@@ -49,7 +49,7 @@ struct SealedFile {
     /// sealed with the current key.
     static func write(
         _ stored: StoredDocument, encryption: any DocumentEncryption, to path: String, format: PropertyListFormat,
-        permissions: UInt16
+        permissions: UInt16, sweeping: Bool = true
     ) throws(HangarError) {
         let context = EncryptionContext(collection: stored.collection, key: stored.key, revision: stored.revision)
         let body =
@@ -68,6 +68,6 @@ struct SealedFile {
                 .invalidDocument, "Cannot write the sealed document as \(format)", collection: stored.collection,
                 key: stored.key, underlying: error)
         }
-        try DocumentFiles.save(bytes, of: stored, to: path, permissions: permissions)
+        try DocumentFiles.save(bytes, of: stored, to: path, permissions: permissions, sweeping: sweeping)
     }
 }

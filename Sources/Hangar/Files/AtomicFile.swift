@@ -58,8 +58,11 @@ package enum AtomicFile {
     ///
     /// A writer killed half-way leaves its temporary file (`.NAME.hangar-XXXXXX`) behind; the next save of the
     /// same file removes such files once no live writer holds them (each writer keeps its temporary file
-    /// locked with `flock` until it is renamed).
-    package static func save(_ bytes: [UInt8], to path: String, permissions: UInt16 = 0o600) throws(Failure) {
+    /// locked with `flock` until it is renamed). Unless `sweeping`: a writer of many files into one folder
+    /// sweeps it once instead (``removeAbandonedTemporaryFiles(in:)``), as each sweep reads the whole folder.
+    package static func save(_ bytes: [UInt8], to path: String, permissions: UInt16 = 0o600, sweeping: Bool = true)
+        throws(Failure)
+    {
         let directory = parentDirectory(of: path)
         let prefix = ".\(baseName(of: path)).hangar-"
         var mode = mode_t(permissions)
@@ -83,7 +86,7 @@ package enum AtomicFile {
             _ = fsync(folder)
             close(folder)
         }
-        removeAbandonedTemporaryFiles(in: directory, prefix: prefix)
+        if sweeping { removeAbandonedTemporaryFiles(in: directory, prefix: prefix) }
     }
 
     /// Moves a finished file written by other means (a SQLite backup) into place at `path`, durably: flushes it,
@@ -122,11 +125,17 @@ package enum AtomicFile {
         }
     }
 
-    /// Removes `directory/prefixXXXXXX` files whose writer is gone: their lock is free.
-    private static func removeAbandonedTemporaryFiles(in directory: String, prefix: String) {
+    /// Removes every temporary file of ``save(_:to:permissions:sweeping:)`` in `directory` (`.NAME.hangar-XXXXXX`)
+    /// whose writer is gone: their lock is free.
+    package static func removeAbandonedTemporaryFiles(in directory: String) {
+        removeAbandonedTemporaryFiles(in: directory, prefix: nil)
+    }
+
+    /// Removes `directory/prefixXXXXXX` files (any `.NAME.hangar-XXXXXX` when `prefix` is nil) whose writer is
+    /// gone: their lock is free.
+    private static func removeAbandonedTemporaryFiles(in directory: String, prefix: String?) {
         guard let folder = opendir(directory) else { return }
         defer { closedir(folder) }
-        let length = prefix.utf8.count + 6
         while let entry = readdir(folder) {
             // Read the name in place: a `dirent` may be shorter than its declared `d_name`, so copying the whole
             // field can read past the end of readdir's buffer (a crash seen on Linux, exporting 1,000 files).
@@ -135,7 +144,7 @@ package enum AtomicFile {
                     String(cString: $0)
                 }
             }
-            guard name.utf8.count == length, name.hasPrefix(prefix) else { continue }
+            guard isTemporaryName(name, prefix: prefix) else { continue }
             let candidate = directory + "/" + name
             let descriptor = open(candidate, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
             guard descriptor >= 0 else { continue }
@@ -144,6 +153,15 @@ package enum AtomicFile {
             guard flock(descriptor, LOCK_EX | LOCK_NB) == 0, isSameFile(descriptor, candidate) else { continue }
             unlink(candidate)
         }
+    }
+
+    /// Whether `name` is `prefixXXXXXX`, or with no `prefix` any `.NAME.hangar-XXXXXX`.
+    private static func isTemporaryName(_ name: String, prefix: String?) -> Bool {
+        if let prefix { return name.utf8.count == prefix.utf8.count + 6 && name.hasPrefix(prefix) }
+        let bytes = Array(name.utf8)
+        let marker = Array(".hangar-".utf8)
+        guard bytes.count > 1 + marker.count + 6, bytes[0] == UInt8(ascii: ".") else { return false }
+        return bytes[(bytes.count - 6 - marker.count)..<(bytes.count - 6)].elementsEqual(marker)
     }
 
     private static func isSameFile(_ descriptor: Int32, _ path: String) -> Bool {

@@ -5,13 +5,14 @@ package import PropertyList
 /// and the checks a file passes before it is imported.
 package enum DocumentFiles {
     /// Writes the document as it is stored (binary) or re-encoded; when `carryingKey`, with its key added
-    /// under ``StoreFileNames/keyMetadataKey``, for a file whose name does not give the key back.
+    /// under ``StoreFileNames/keyMetadataKey``, for a file whose name does not give the key back. `sweeping`: as
+    /// ``AtomicFile/save(_:to:permissions:sweeping:)``.
     package static func writeFile(
         _ stored: StoredDocument, to path: String, format: PropertyListFormat, carryingKey: Bool,
-        permissions: UInt16
+        permissions: UInt16, sweeping: Bool = true
     ) throws(HangarError) {
         guard carryingKey || format != .binary else {
-            try save(stored.plaintextBody(), of: stored, to: path, permissions: permissions)
+            try save(stored.plaintextBody(), of: stored, to: path, permissions: permissions, sweeping: sweeping)
             return
         }
         guard case .dictionary(var content) = try stored.envelope() else {
@@ -36,16 +37,16 @@ package enum DocumentFiles {
                 .invalidDocument, "Cannot write the document as \(format)", collection: stored.collection,
                 key: stored.key, underlying: error)
         }
-        try save(bytes, of: stored, to: path, permissions: permissions)
+        try save(bytes, of: stored, to: path, permissions: permissions, sweeping: sweeping)
     }
 
-    /// Writes `bytes` to `path` atomically (``AtomicFile/save(_:to:permissions:)``): a full disk or any other
-    /// failure leaves the file at `path` as it was, and no temporary file.
-    package static func save(_ bytes: [UInt8], of stored: StoredDocument, to path: String, permissions: UInt16)
-        throws(HangarError)
-    {
+    /// Writes `bytes` to `path` atomically (``AtomicFile/save(_:to:permissions:sweeping:)``): a full disk or any
+    /// other failure leaves the file at `path` as it was, and no temporary file.
+    package static func save(
+        _ bytes: [UInt8], of stored: StoredDocument, to path: String, permissions: UInt16, sweeping: Bool = true
+    ) throws(HangarError) {
         do {
-            try AtomicFile.save(bytes, to: path, permissions: permissions)
+            try AtomicFile.save(bytes, to: path, permissions: permissions, sweeping: sweeping)
         } catch {
             throw HangarError(
                 error.code, "Cannot write \(path)", collection: stored.collection, key: stored.key, underlying: error)
