@@ -1,5 +1,6 @@
 public import Foundation
 public import Hangar
+import Synchronization
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -147,7 +148,7 @@ public struct HTTPSyncTransport: SyncTransport {
         let data: Data
         let response: URLResponse
         do {
-            (data, response) = try await session.data(for: request)
+            (data, response) = try await Self.data(for: request, in: session)
         } catch {
             throw SyncError(.unreachable, "\(baseURL.absoluteString) does not answer: \(error.localizedDescription)")
         }
@@ -157,6 +158,37 @@ public struct HTTPSyncTransport: SyncTransport {
         let bytes = [UInt8](data)
         guard http.statusCode == 200 else { throw Self.error(status: http.statusCode, bytes) }
         return bytes
+    }
+
+    /// `request`'s answer. Not `URLSession.data(for:)`: on Linux, cancelling the task that awaits it calls the
+    /// data task's `cancel()` while the task's status is locked, and `cancel()` waits for the session's queue,
+    /// which may be resuming that very task: a deadlock (seen cancelling `SyncReplica.follow`). Here cancelling
+    /// only asks another queue to cancel the data task.
+    static func data(for request: URLRequest, in session: URLSession) async throws -> (Data, URLResponse) {
+        let started = Mutex<(task: URLSessionDataTask?, cancelled: Bool)>((nil, false))
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (answer: CheckedContinuation<(Data, URLResponse), any Error>) in
+                let task = session.dataTask(with: request) { data, response, error in
+                    if let data, let response {
+                        answer.resume(returning: (data, response))
+                    } else {
+                        answer.resume(throwing: error ?? URLError(.badServerResponse))
+                    }
+                }
+                let cancelled = started.withLock {
+                    $0.task = task
+                    return $0.cancelled
+                }
+                task.resume()
+                if cancelled { DispatchQueue.global().async { task.cancel() } }
+            }
+        } onCancel: {
+            let task = started.withLock {
+                $0.cancelled = true
+                return $0.task
+            }
+            if let task { DispatchQueue.global().async { task.cancel() } }
+        }
     }
 
     /// The request of `action` on `collection` with `query`, accepting binary property lists, with the token.
