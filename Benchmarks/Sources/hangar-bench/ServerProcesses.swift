@@ -19,17 +19,19 @@ struct ServerExecutables {
     var baseline: String
     var load: String
 
+    /// The release `pilots-server` of the examples' package, or `$PILOTS_SERVER_BIN`.
+    static var pilotsServer: String {
+        ProcessInfo.processInfo.environment["PILOTS_SERVER_BIN"]
+            ?? URL(fileURLWithPath: BenchPaths.benchmarks + "/../Examples/Pilots/.build/release/pilots-server")
+            .standardizedFileURL.path
+    }
+
     /// The three executables, or the reason the section is skipped.
     static func locate() -> Result<ServerExecutables, ServerSetupError> {
         let manager = FileManager.default
         let own = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let hangar =
-            ProcessInfo.processInfo.environment["PILOTS_SERVER_BIN"]
-            ?? URL(fileURLWithPath: BenchPaths.benchmarks + "/../Examples/Pilots/.build/release/pilots-server")
-            .standardizedFileURL
-            .path
         let found = ServerExecutables(
-            hangar: hangar, baseline: own.appendingPathComponent("pilots-baseline-server").path,
+            hangar: pilotsServer, baseline: own.appendingPathComponent("pilots-baseline-server").path,
             load: own.appendingPathComponent("hangar-load").path)
         for path in [found.hangar, found.baseline, found.load] where !manager.isExecutableFile(atPath: path) {
             return .failure(ServerSetupError("\(path) is missing (see README.md, \"The server rows\", to build it)"))

@@ -40,10 +40,7 @@ struct SyncPlan {
 func runSyncSection(options: Options) throws {
     let operations = SyncOperation.allCases.filter { options.includes(operationNamed: $0.rawValue) }
     guard !operations.isEmpty else { return }
-    let server =
-        ProcessInfo.processInfo.environment["PILOTS_SERVER_BIN"]
-        ?? URL(fileURLWithPath: BenchPaths.benchmarks + "/../Examples/Pilots/.build/release/pilots-server")
-        .standardizedFileURL.path
+    let server = ServerExecutables.pilotsServer
     guard FileManager.default.isExecutableFile(atPath: server) else {
         print("\n*** SKIPPED: the sync rows: no release pilots-server at \(server) (or $PILOTS_SERVER_BIN) ***")
         return

@@ -67,20 +67,7 @@ struct InProcessServer: Sendable {
         _ configuration: StoreConfiguration = .pilotsServer(),
         _ body: (any DocumentStore) async throws -> Value
     ) async throws -> Value {
-        switch location {
-        case .sqlite(let path):
-            return try await body(try SQLiteStore(path: path, store: configuration))
-        case .postgres(let url, let schema):
-            let store = try await PostgresStore(url: url, schema: schema, store: configuration)
-            do {
-                let value = try await body(store)
-                await store.close()
-                return value
-            } catch {
-                await store.close()
-                throw error
-            }
-        }
+        try await location.withStore(configuration, body)
     }
 }
 
@@ -107,5 +94,28 @@ extension TestClientProtocol {
         var headers = headers
         headers["Content-Type"] = "application/json"
         return try await send(.put, "/pilots/\(key)", headers: headers, body: try Pilots.json(document))
+    }
+}
+
+extension PilotsServerConfiguration.StoreLocation {
+    /// Opens the store at this location with `configuration`, runs `body` on it, and closes it, whatever `body`
+    /// does: what a test prepares for a server, or checks after it.
+    func withStore<Value>(
+        _ configuration: StoreConfiguration, _ body: (any DocumentStore) async throws -> Value
+    ) async throws -> Value {
+        let store: any DocumentStore
+        switch self {
+        case .sqlite(let path): store = try SQLiteStore(path: path, store: configuration)
+        case .postgres(let url, let schema):
+            store = try await PostgresStore(url: url, schema: schema, store: configuration)
+        }
+        do {
+            let value = try await body(store)
+            await store.close()
+            return value
+        } catch {
+            await store.close()
+            throw error
+        }
     }
 }

@@ -77,20 +77,7 @@ final class SyncedServer: Sendable {
     func withStore<Value: Sendable>(
         _ configuration: StoreConfiguration = .pilotsServer(), _ body: (any DocumentStore) async throws -> Value
     ) async throws -> Value {
-        let store: any DocumentStore
-        switch location {
-        case .sqlite(let path): store = try SQLiteStore(path: path, store: configuration)
-        case .postgres(let url, let schema):
-            store = try await PostgresStore(url: url, schema: schema, store: configuration)
-        }
-        do {
-            let value = try await body(store)
-            await store.close()
-            return value
-        } catch {
-            await store.close()
-            throw error
-        }
+        try await location.withStore(configuration, body)
     }
 
     /// What the server holds of the pilots: key → (stored bytes, revision), and each key's kept revisions
