@@ -20,9 +20,15 @@ let package = Package(
         .library(name: "HangarPostgres", targets: ["HangarPostgres"]),
         // Encryption at rest (AES-GCM per document body): its own product, so only apps that encrypt link swift-crypto.
         .library(name: "HangarEncryption", targets: ["HangarEncryption"]),
-        // Hangar Sync (issue 23): the protocol, the server side over any `DocumentStore`, the replica and its
-        // transports (URLSession). No HTTP server framework: the Pilots example mounts the routes on Hummingbird.
+        // Hangar Sync: the protocol, the server side over any `DocumentStore`, the replica and its transports
+        // (URLSession, in process). Foundation only, so Apple apps take it with nothing else.
         .library(name: "HangarSync", targets: ["HangarSync"]),
+        // The backend half on Hummingbird 2: document routes, Hangar Sync's routes, identity (bearer JWTs on
+        // jwt-kit), ownership, idempotency, one error middleware. Its own product and trait `Hummingbird`.
+        .library(name: "HangarHummingbird", targets: ["HangarHummingbird"]),
+        // Hangar Sync's client transport on async-http-client (Linux apps, `hangar db sync`): its own product
+        // and trait `HTTPClient`, so `HangarSync` stays Foundation-only.
+        .library(name: "HangarSyncHTTPClient", targets: ["HangarSyncHTTPClient"]),
         .executable(name: "hangar", targets: ["HangarCLI"]),
         // Not API (the leading underscore): the Pilots example's models and the tests' process runner, for the
         // examples' own package (Examples/Pilots), whose tour, server and tests depend on this one by path.
@@ -34,9 +40,11 @@ let package = Package(
     // (SwiftPM 6.3 leaves out a package only trait-disabled target dependencies name); `traits: ["Postgres"]` for
     // `HangarPostgres`, `["Encryption"]` for `HangarEncryption`. Without its trait a product's module cannot build.
     traits: [
-        .default(enabledTraits: ["Postgres", "Encryption"]),
+        .default(enabledTraits: ["Postgres", "Encryption", "Hummingbird", "HTTPClient"]),
         .trait(name: "Postgres", description: "The HangarPostgres product (postgres-nio)."),
         .trait(name: "Encryption", description: "The HangarEncryption product (swift-crypto)."),
+        .trait(name: "Hummingbird", description: "The HangarHummingbird product (Hummingbird 2 and jwt-kit)."),
+        .trait(name: "HTTPClient", description: "The HangarSyncHTTPClient product (async-http-client)."),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
@@ -46,6 +54,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.0.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.0.0"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.21.0"),
     ],
     targets: [
         // Layer 1: the value model and the codecs. Standard library only.
@@ -118,6 +129,30 @@ let package = Package(
             dependencies: ["Hangar", "PropertyList"],
             swiftSettings: strictSettings
         ),
+        // Layer 4: the backend half on Hummingbird (issue 28): routes any app mounts for its own collections.
+        .target(
+            name: "HangarHummingbird",
+            dependencies: [
+                "Hangar", "HangarSync", "PropertyList",
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
+                .product(name: "JWTKit", package: "jwt-kit", condition: .when(traits: ["Hummingbird"])),
+                .product(name: "Logging", package: "swift-log"),
+                .product(
+                    name: "ServiceLifecycle", package: "swift-service-lifecycle",
+                    condition: .when(traits: ["Hummingbird"])),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // Layer 4: Hangar Sync's client transport on async-http-client.
+        .target(
+            name: "HangarSyncHTTPClient",
+            dependencies: [
+                "HangarSync", "Hangar",
+                .product(
+                    name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["HTTPClient"])),
+            ],
+            swiftSettings: strictSettings
+        ),
         // Layer 3: the command-line tool. The target is `HangarCLI` (Sources/HangarCLI), so no two paths differ only
         // by case on a case-insensitive disk (Sources/Hangar); the `hangar` product keeps the executable's name.
         .executableTarget(
@@ -128,6 +163,7 @@ let package = Package(
                 "HangarPostgres",
                 "HangarEncryption",
                 "HangarSync",
+                "HangarSyncHTTPClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -217,6 +253,19 @@ let package = Package(
         .testTarget(
             name: "HangarSyncTests",
             dependencies: ["HangarSync", "Hangar", "HangarSQLite", "PropertyList", "PilotModels", "HangarTestSupport"],
+            swiftSettings: strictSettings
+        ),
+        // The backend library's routes, in process (HummingbirdTesting) over real SQLite stores.
+        .testTarget(
+            name: "HangarHummingbirdTests",
+            dependencies: [
+                "HangarHummingbird", "HangarSync", "Hangar", "HangarSQLite", "PropertyList", "PilotModels",
+                "HangarTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
+                .product(
+                    name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
+                .product(name: "JWTKit", package: "jwt-kit", condition: .when(traits: ["Hummingbird"])),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -26,7 +26,7 @@ let package = Package(
     ],
     dependencies: [
         // Without the Encryption trait (nothing here encrypts): swift-crypto is then resolved for jwt-kit alone.
-        .package(name: "Hangar", path: "../..", traits: ["Postgres"]),
+        .package(name: "Hangar", path: "../..", traits: ["Postgres", "Hummingbird", "HTTPClient"]),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
@@ -65,26 +65,13 @@ let package = Package(
                 .product(name: "HangarPostgres", package: "Hangar"),
                 .product(name: "HangarSync", package: "Hangar"),
                 .product(name: "PropertyList", package: "Hangar"),
-                "HangarSyncRoutes",
+                .product(name: "HangarHummingbird", package: "Hangar"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],
             path: "Server/PilotsHTTP",
-            swiftSettings: strictSettings
-        ),
-        // The Hangar Sync endpoints on Hummingbird, for any app to mount (pilots-server mounts them for `pilots`).
-        .target(
-            name: "HangarSyncRoutes",
-            dependencies: [
-                .product(name: "Hangar", package: "Hangar"),
-                .product(name: "HangarSync", package: "Hangar"),
-                .product(name: "PropertyList", package: "Hangar"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            path: "Server/HangarSyncRoutes",
             swiftSettings: strictSettings
         ),
         // `swift run pilots-server`: the command line, logging, Prometheus metrics, the signals.
@@ -117,6 +104,8 @@ let package = Package(
                 "pilots-server",
                 .product(name: "_PilotModels", package: "Hangar"),
                 .product(name: "HangarSync", package: "Hangar"),
+                .product(name: "HangarSyncHTTPClient", package: "Hangar"),
+                .product(name: "HangarHummingbird", package: "Hangar"),
                 .product(name: "Hangar", package: "Hangar"),
                 .product(name: "HangarSQLite", package: "Hangar"),
                 .product(name: "HangarPostgres", package: "Hangar"),

@@ -2,7 +2,7 @@ public import Hangar
 import HangarPostgres
 import HangarSQLite
 import HangarSync
-import HangarSyncRoutes
+import HangarHummingbird
 public import Hummingbird
 public import Logging
 import PilotModels

@@ -1,0 +1,2 @@
+// `import HangarSyncHTTPClient` brings Hangar Sync with it.
+@_exported public import HangarSync
