@@ -53,8 +53,11 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
-        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.0.0"),
+        // 3 or 4: jwt-kit 5.8 needs swift-crypto 4.
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.0.0"..<"5.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.0.0"),
+        // Hummingbird's own dependency, named for the tests' requests.
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.21.0"),
     ],
@@ -265,6 +268,8 @@ let package = Package(
                 .product(
                     name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
                 .product(name: "JWTKit", package: "jwt-kit", condition: .when(traits: ["Hummingbird"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Hummingbird"])),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings
         ),

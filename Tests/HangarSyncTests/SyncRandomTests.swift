@@ -62,7 +62,7 @@ import Testing
                         try reader.load(Pilot.self, key: key, revision: $0.revision)?.value.name
                     }
                 }
-                let copied = copies[key]??["name"]?.stringValue
+                let copied = copies[ExactString(key)]??["name"]?.stringValue
                 #expect(onServer.contains(name) || copied == name, "seed \(seed): c\(index) \(key) \(name) lost")
             }
         }

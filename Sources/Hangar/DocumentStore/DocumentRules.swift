@@ -233,7 +233,8 @@ package enum DocumentRules {
         _ envelope: PropertyList, configuration: StoreConfiguration, collection: String, key: String,
         overwritingNewerMajor: Bool
     ) throws(HangarError) -> (version: DocumentVersion, readableMajor: Int) {
-        let format = configuration.options(for: collection).format
+        let options = configuration.options(for: collection)
+        let format = options.format
         let version = try envelopeVersion(envelope, collection: collection, key: key)
         if envelope.dictionaryValue?[StoreFileNames.keyMetadataKey] != nil {
             var error = HangarError(
@@ -248,7 +249,25 @@ package enum DocumentRules {
                 "The document's major version \(version.major) is newer than this collection reads (\(format.current.major))",
                 collection: collection, key: key)
         }
+        if let format, let model = options.model, version.major <= format.current.major {
+            try checkModel(envelope, model, format: format, configuration: configuration, collection: collection, key: key)
+        }
         return (version, format?.current.major ?? version.major)
+    }
+
+    /// Checks an envelope against the collection's declared model (``CollectionOptions/model``): opened with the
+    /// format (migrated in memory), then read by the model through the registry. Its error, with the collection
+    /// and key, otherwise.
+    static func checkModel(
+        _ envelope: PropertyList, _ model: DocumentModel, format: DocumentFormat, configuration: StoreConfiguration,
+        collection: String, key: String
+    ) throws(HangarError) {
+        do {
+            let opened = try format.open(envelope, name: "\(collection)/\(key)")
+            try model.check(opened.content, registry: configuration.registry)
+        } catch {
+            throw error.naming(collection: collection, key: key)
+        }
     }
 
     // MARK: Indexes

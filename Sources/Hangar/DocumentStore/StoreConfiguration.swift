@@ -50,9 +50,14 @@ public struct StoreConfiguration: Sendable {
     /// The defaults: read-write, an empty registry, every collection with the default options.
     public init() {}
 
-    /// The options of `collection`.
+    /// The options of `collection`, matched by its bytes: a name canonically equivalent to a listed one but
+    /// spelled with other bytes (`"caf\u{E9}"` and `"cafe\u{301}"`) is another collection, with the default
+    /// options (a `[String: _]` dictionary alone would hand it the listed one's).
     public func options(for collection: String) -> CollectionOptions {
-        collections[collection] ?? CollectionOptions()
+        guard let index = collections.index(forKey: collection),
+            collections[index].key.utf8.elementsEqual(collection.utf8)
+        else { return CollectionOptions() }
+        return collections[index].value
     }
 }
 
@@ -75,15 +80,27 @@ public struct CollectionOptions: Sendable {
     /// The format documents of this collection have, for untyped saves and imports (typed saves use the
     /// model's own format). When set, a document with a newer major is refused.
     public var format: DocumentFormat?
+    /// The model every document saved as an envelope must read as (``DocumentModel``); checked only with a
+    /// ``format`` to open the envelope with. `nil`: envelopes are checked for their version alone.
+    public var model: DocumentModel?
 
     /// Options for a collection.
     public init(
         history: HistoryPolicy = .keepAll,
         indexes: [IndexDefinition] = [],
-        format: DocumentFormat? = nil
+        format: DocumentFormat? = nil,
+        model: DocumentModel? = nil
     ) {
         self.history = history
         self.indexes = indexes
         self.format = format
+        self.model = model
+    }
+
+    /// Options for the documents of `Document`: its format, and every envelope checked against it.
+    public static func documents<Document: VersionedDocument & SendableMetatype>(
+        of document: Document.Type, history: HistoryPolicy = .keepAll, indexes: [IndexDefinition] = []
+    ) -> CollectionOptions {
+        CollectionOptions(history: history, indexes: indexes, format: Document.format, model: DocumentModel(document))
     }
 }

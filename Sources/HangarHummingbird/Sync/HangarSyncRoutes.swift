@@ -20,20 +20,20 @@ import PropertyList
 public struct HangarSyncRoutes<Store: DocumentStore>: Sendable {
     /// The server logic.
     public let server: SyncServer<Store>
-    /// The collections served.
-    public let collections: Set<String>
+    /// The collections served (matched by their bytes; the path's name is percent-decoded).
+    public let collections: [String]
     /// The largest push body read, in bytes (413 beyond).
     public var maximumBodySize: Int
     /// The user a request is served for, called while its route runs (after the app's authentication): a user
     /// pulls, snapshots and pushes only the documents they own (`SyncOwnership`). `nil` (the default): one open
     /// scope.
-    public var user: @Sendable () -> String? = { nil }
+    public var user: @Sendable () throws -> String? = { nil }
     /// How often the event stream sends a keep-alive comment while nothing commits (so clients and proxies keep
     /// the connection, and a client that left is noticed).
     public var eventHeartbeat: Duration = .seconds(15)
 
     /// Routes serving `collections` of `server`'s store.
-    public init(server: SyncServer<Store>, collections: Set<String>, maximumBodySize: Int = 16 << 20) {
+    public init(server: SyncServer<Store>, collections: [String], maximumBodySize: Int = 16 << 20) {
         self.server = server
         self.collections = collections.filter(SyncServer<Store>.isSyncable)
         self.maximumBodySize = maximumBodySize
@@ -87,8 +87,9 @@ public struct HangarSyncRoutes<Store: DocumentStore>: Sendable {
             acknowledgedMark: query.get("acknowledgedMark") ?? "")
     }
 
-    func mounted(_ collection: String) throws(SyncError) -> String {
-        guard collections.contains(collection) else {
+    func mounted(_ segment: String) throws -> String {
+        let collection = try PathSegment.decoded(segment, what: "collection")
+        guard collections.contains(where: { $0.hasSameBytes(as: collection) }) else {
             throw SyncError(.invalidRequest, "No collection \"\(collection)\" syncs here", status: 404)
         }
         return collection

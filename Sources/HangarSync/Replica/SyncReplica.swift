@@ -17,8 +17,8 @@ public struct SyncReport: Sendable, Hashable {
     /// Keys whose server document is of a newer major than this client reads: stored as they are, never
     /// overwritten by this client.
     public var newerMajor: [String] = []
-    /// Local changes the server refused (they stay local and pending), with why.
-    public var rejected: [String: String] = [:]
+    /// Local changes the server refused (they stay local and pending), with why; keyed by the key's bytes.
+    public var rejected: [ExactString: String] = [:]
 
     /// An empty report of `collection`.
     public init(collection: String) { self.collection = collection }
@@ -68,13 +68,13 @@ public struct SyncReplica<Store: DocumentStore>: Sendable {
     }
 
     /// The local documents of `collection` the resolver let the server's version replace, kept as they were:
-    /// key → envelope (`nil`: it was a delete).
-    public func conflictCopies(in collection: String) async throws -> [String: PropertyList?] {
+    /// key (by its bytes) → envelope (`nil`: it was a delete).
+    public func conflictCopies(in collection: String) async throws -> [ExactString: PropertyList?] {
         try await store.read { reader in
-            var copies: [String: PropertyList?] = [:]
+            var copies: [ExactString: PropertyList?] = [:]
             for stored in try await reader.documents(in: ReplicaRecords.conflictCollection(collection)) {
                 let record = try stored.envelope()
-                copies[stored.key] = try record["mine"]?.dataValue.map { try PropertyList(binary: $0) }
+                copies[ExactString(stored.key)] = try record["mine"]?.dataValue.map { try PropertyList(binary: $0) }
             }
             return copies
         }

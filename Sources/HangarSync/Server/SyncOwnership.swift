@@ -15,11 +15,21 @@ public enum SyncOwnership {
     /// The reserved collection of the owners.
     public static var ownersCollection: String { "_sync.owners" }
 
+    /// The key of the owner record of `key` in `collection`: `COLLECTION/KEY`, unambiguous because a scoped
+    /// collection's name holds no `/` byte (``HangarError/Code/invalidName`` otherwise), whatever the key holds.
+    static func recordKey(_ key: String, in collection: String) throws(HangarError) -> String {
+        guard !collection.utf8.contains(UInt8(ascii: "/")) else {
+            throw HangarError(.invalidName, "A collection scoped by user cannot have \"/\" in its name")
+        }
+        return "\(collection)/\(key)"
+    }
+
     /// The owner of `key` in `collection`, `nil` when nobody claimed it (created in the open scope).
     public static func owner(of key: String, in collection: String, _ reader: some DocumentReader) async throws
         -> String?
     {
-        guard let stored = try await reader.document(in: ownersCollection, key: "\(collection)/\(key)") else {
+        guard let stored = try await reader.document(in: ownersCollection, key: try recordKey(key, in: collection))
+        else {
             return nil
         }
         guard let user = try stored.envelope()["user"]?.stringValue else {
@@ -34,7 +44,9 @@ public enum SyncOwnership {
         _ key: String, in collection: String, to user: String?, _ reader: some DocumentReader
     ) async throws -> Bool {
         guard let user else { return true }
-        return try await owner(of: key, in: collection, reader) == user
+        // By bytes: a user id canonically equivalent to the owner's, spelled otherwise, is another user.
+        guard let owner = try await owner(of: key, in: collection, reader) else { return false }
+        return owner.hasSameBytes(as: user)
     }
 
     /// Before `user` writes `key` of `collection`, in the write's own transaction: `true` when the user owns it,
@@ -45,10 +57,11 @@ public enum SyncOwnership {
         _ key: String, in collection: String, for user: String?, _ writer: some DocumentWriter
     ) async throws -> Bool {
         guard let user else { return true }
-        if let owner = try await owner(of: key, in: collection, writer) { return owner == user }
+        if let owner = try await owner(of: key, in: collection, writer) { return owner.hasSameBytes(as: user) }
         guard try await writer.document(in: collection, key: key) == nil else { return false }
         let record: PropertyList = ["majorVersion": 1, "minorVersion": 0, "user": .string(user)]
-        try await writer.save(envelope: record, key: "\(collection)/\(key)", in: ownersCollection, expectedRevision: 0)
+        try await writer.save(
+            envelope: record, key: try recordKey(key, in: collection), in: ownersCollection, expectedRevision: 0)
         return true
     }
 }

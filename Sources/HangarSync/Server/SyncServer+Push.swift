@@ -17,7 +17,9 @@ extension SyncServer {
     /// their answers are remembered, so the client retries the whole push safely).
     public func push(_ push: SyncPush, to collection: String, user: String? = nil) async throws -> SyncPushAnswer {
         try Self.checkSyncable(collection)
-        guard !push.clientID.isEmpty, !push.clientID.contains("/"), !push.clientID.utf8.contains(0) else {
+        // By bytes: `"/\u{301}"` is one Character, which `String.contains("/")` would not find.
+        guard !push.clientID.isEmpty, !push.clientID.utf8.contains(UInt8(ascii: "/")), !push.clientID.utf8.contains(0)
+        else {
             throw SyncError(.invalidRequest, "The client id must be non-empty text without \"/\"", status: 400)
         }
         // A user's answers are remembered apart from other users' (two users' client ids never meet).
@@ -48,6 +50,10 @@ extension SyncServer {
     func apply(_ mutation: SyncMutation, of clientID: String, to collection: String, user: String?) async throws
         -> SyncOutcome
     {
+        if let limit = maximumDocumentSize, let body = mutation.body, body.count > limit {
+            return .rejected(
+                code: "contentTooLarge", reason: "\(collection)/\(mutation.key): larger than \(limit) bytes")
+        }
         let format = store.configuration.options(for: collection).format
         let envelope: PropertyList?
         do {
@@ -73,7 +79,7 @@ extension SyncServer {
                 // Another writer committed between the read and the save: decide again.
                 continue
             } catch let error as HangarError where Self.isRefusal(error.code) {
-                return .rejected(code: error.code.description, reason: error.message)
+                return .rejected(code: error.code.description, reason: error.description)
             }
         }
         return .rejected(code: "contention", reason: "Other writers kept saving this document; retry later")
@@ -84,6 +90,9 @@ extension SyncServer {
         [
             .newerMajor, .invalidDocument, .duplicate, .reservedKey, .invalidName, .notAnEnvelope, .missingVersion,
             .invalidVersion, .unsupportedOldMajor, .migrationFailed, .undecodable,
+            // The collection's model refused it (``Hangar/CollectionOptions/model``), as a PUT's would.
+            .missingKey, .typeMismatch, .outOfRange, .invalidValue, .unknownClassTag, .disallowedClassTag,
+            .unrepresentable,
         ].contains(code)
     }
 
@@ -116,7 +125,7 @@ extension SyncServer {
         format: DocumentFormat?, _ writer: Store.Writer
     ) async throws -> SyncOutcome {
         if let remembered = try await remembered(clientID, mutation.id, writer) {
-            guard remembered.collection == collection, remembered.key == mutation.key else {
+            guard remembered.collection.hasSameBytes(as: collection), remembered.key.hasSameBytes(as: mutation.key) else {
                 throw Refusal(
                     outcome: .rejected(
                         code: "invalidRequest", reason: "Mutation \(mutation.id) was already used for another key"))
@@ -138,8 +147,8 @@ extension SyncServer {
         // The revisions the client's body was made on: its base, and those its own unanswered mutations made.
         var ownBase: Int?
         for earlier in mutation.supersedes.reversed() {
-            if let remembered = try await remembered(clientID, earlier, writer), remembered.collection == collection,
-                remembered.key == mutation.key
+            if let remembered = try await remembered(clientID, earlier, writer),
+                remembered.collection.hasSameBytes(as: collection), remembered.key.hasSameBytes(as: mutation.key)
             {
                 ownBase = remembered.revision
                 break

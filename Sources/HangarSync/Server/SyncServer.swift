@@ -14,6 +14,9 @@ public struct SyncServer<Store: DocumentStore>: Sendable {
     public let store: Store
     /// The most changes one pull answers (a transaction larger than that is answered whole).
     public var batchLimit: Int
+    /// The largest document a push may store, in bytes (its binary property list): a larger one is rejected
+    /// (code `contentTooLarge`), as an HTTP server's body limit refuses it in a PUT. `nil`: no limit.
+    public var maximumDocumentSize: Int?
 
     /// The server over `store`.
     public init(store: Store, batchLimit: Int = 500) {
@@ -26,9 +29,11 @@ public struct SyncServer<Store: DocumentStore>: Sendable {
     /// The reserved collection of the answers to applied mutations.
     public static var mutationsCollection: String { "_sync.mutations" }
 
-    /// Whether `collection` may be synced: not empty, not reserved (`_sync…`).
+    /// Whether `collection` may be synced: not empty, not reserved (names whose bytes start `_sync`), without
+    /// NUL or `/` (``SyncOwnership`` keys its records `COLLECTION/KEY`).
     public static func isSyncable(_ collection: String) -> Bool {
-        !collection.isEmpty && !collection.hasPrefix("_sync") && !collection.utf8.contains(0)
+        !collection.isEmpty && !collection.utf8.starts(with: "_sync".utf8) && !collection.utf8.contains(0)
+            && !collection.utf8.contains(UInt8(ascii: "/"))
     }
 
     // MARK: Identity
@@ -106,12 +111,13 @@ public struct SyncServer<Store: DocumentStore>: Sendable {
                 collection, after: checkpoint.through, limit: limit, reader)
             let through = hasMore ? (changes.last?.sequence ?? last) : last
             var items: [SyncItem] = []
-            var seen: [String: Int] = [:]
+            // By bytes: two keys equal but for normalization are two documents.
+            var seen: [ExactString: Int] = [:]
             for change in changes {
-                if let index = seen[change.key] {
+                if let index = seen[ExactString(change.key)] {
                     items[index].revision = change.revision
                 } else {
-                    seen[change.key] = items.count
+                    seen[ExactString(change.key)] = items.count
                     items.append(SyncItem(key: change.key, revision: change.revision, body: nil))
                 }
             }
@@ -138,7 +144,8 @@ public struct SyncServer<Store: DocumentStore>: Sendable {
     static func verify(
         _ checkpoint: SyncCheckpoint, of identity: (storeID: String, epoch: String), _ reader: some DocumentReader
     ) async throws -> Int {
-        guard checkpoint.storeID == identity.storeID, checkpoint.epoch == identity.epoch else {
+        guard checkpoint.storeID.hasSameBytes(as: identity.storeID), checkpoint.epoch.hasSameBytes(as: identity.epoch)
+        else {
             throw SyncError(.historyChanged, "The checkpoint belongs to another store or epoch", status: 410)
         }
         let last = try await reader.lastChangeSequence()

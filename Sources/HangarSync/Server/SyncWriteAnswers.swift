@@ -6,8 +6,9 @@ import PropertyList
 /// transaction as the save: a write retried with the same key (by the same user) gets its original answer and
 /// makes no second revision.
 ///
-/// A record's key is `/put/USER/IDEMPOTENCY-KEY` (`USER` empty in the open scope): a sync client id never holds
-/// `/`, so these never meet a mutation's `CLIENT/ID`.
+/// A record's key is `/put/LENGTH:USER/IDEMPOTENCY-KEY`, the user's UTF-8 length before it (`/put/-/…` in the
+/// open scope), so no user and key pair writes another pair's record whatever `/` they hold; a sync client id
+/// never holds `/`, so these never meet a mutation's `CLIENT/ID`.
 public enum SyncWriteAnswers {
     /// A remembered answer: the document written, the revision the write made, and whether it created it.
     public struct Answer: Sendable, Hashable {
@@ -38,7 +39,8 @@ public enum SyncWriteAnswers {
     static let mutationsCollection = "_sync.mutations"
 
     static func recordKey(_ idempotencyKey: String, user: String?) -> String {
-        "/put/\(user ?? "")/\(idempotencyKey)"
+        guard let user else { return "/put/-/\(idempotencyKey)" }
+        return "/put/\(user.utf8.count):\(user)/\(idempotencyKey)"
     }
 
     /// The answer remembered for `idempotencyKey` of `user`, if a write with it was made.

@@ -1,8 +1,8 @@
 public import Hangar
 import HangarPostgres
 import HangarSQLite
-import HangarSync
 import HangarHummingbird
+import HangarSync
 public import Hummingbird
 public import Logging
 import PilotModels
@@ -69,21 +69,23 @@ public func buildApplication(_ configuration: PilotsServerConfiguration) async t
     }
 }
 
-/// The router of the Pilots API over `store`: request logs, Hummingbird's metrics, ``HangarErrorMiddleware``, the
-/// bearer tokens when ``PilotsAPIOptions/authKey`` is set (every route but `/health`), and the routes (``PilotsAPI/addRoutes(to:)``, and Hangar Sync's for `pilots`, `HangarSyncRoutes`).
+/// The router of the Pilots API over `store`: request logs, Hummingbird's metrics, the library's
+/// `HangarErrorMiddleware`, bearer tokens when ``PilotsAPIOptions/authKey`` is set (every route but `/health`),
+/// HangarHummingbird's routes for the `pilots` collection (documents, `/changes`, Hangar Sync), and `/health`,
+/// `/metrics`. HEAD answers every GET route.
 public func buildRouter<Store: DocumentStore>(store: Store, options: PilotsAPIOptions) -> Router<BasicRequestContext> {
-    let router = Router()
+    let router = Router(options: .autoGenerateHeadEndpoints)
     router.addMiddleware {
         LogRequestsMiddleware(.info)
         MetricsMiddleware()
         HangarErrorMiddleware()
     }
-    if let key = options.authKey { router.add(middleware: BearerAuthMiddleware(key: key)) }
+    if let key = options.authKey {
+        router.add(middleware: IdentityMiddleware(BearerJWTIdentity(key: key), publicPaths: ["/health"]))
+    }
+    let pilots = ServedCollection.documents(Pilot.self, jsonConvention: options.jsonConvention)
+    HangarRoutes(store: store, collections: [pilots], options: options.routes).addRoutes(to: router)
     PilotsAPI(store: store, options: options).addRoutes(to: router)
-    // Hangar Sync for the pilots (Documentation/Sync.md), scoped to the request's user.
-    var sync = HangarSyncRoutes(server: SyncServer(store: store), collections: [Pilot.collection])
-    sync.user = { PilotsUser.current }
-    sync.addRoutes(to: router)
     return router
 }
 
@@ -103,17 +105,4 @@ private func makeApplication<Store: DocumentStore>(
         ],
         onServerRunning: { channel in await onListening("http://\(host):\(channel.localAddress?.port ?? 0)") },
         logger: configuration.logger)
-}
-
-/// Holds the store open while the application runs. A service of the application's group listed before the
-/// HTTP server, so the group stops it after the server: the store is closed once the requests in flight have
-/// finished and the change streams have ended (graceful shutdown), or when the group is cancelled.
-struct StoreService<Store: DocumentStore>: Service {
-    let store: Store
-
-    func run() async throws {
-        // Throws only when cancelled: the group is stopping without a graceful shutdown. Closed either way.
-        try? await gracefulShutdown()
-        await store.close()
-    }
 }

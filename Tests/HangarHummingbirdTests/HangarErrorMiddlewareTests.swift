@@ -1,7 +1,7 @@
 import Hangar
 import Hummingbird
 import HummingbirdTesting
-import PilotsHTTP
+import HangarHummingbird
 import Testing
 
 /// The one place a route's error becomes an answer: a router whose routes throw, in process.
@@ -17,7 +17,7 @@ import Testing
         router.get("newer") { _, _ -> Response in throw HangarError(.newerMajor, "pilots/ada: major 3") }
         router.get("lost") { _, _ -> Response in throw HangarError(.connectionLost, "the server went away") }
         router.get("other") { _, _ -> Response in throw Unexpected() }
-        router.get("api") { _, _ -> Response in throw APIError(.notAcceptable, "as it is") }
+        router.get("api") { _, _ -> Response in throw HangarHTTPError(.notAcceptable, "as it is") }
         return Application(router: router)
     }
 

@@ -1,4 +1,4 @@
-import PropertyList
+public import PropertyList
 
 /// The formats a document travels in over HTTP, chosen by `Accept` on the way out and `Content-Type` on the way in.
 ///
@@ -57,18 +57,31 @@ public enum BodyFormat: String, Sendable, CaseIterable {
     /// The format to answer in for an `Accept` header: the acceptable one with the highest quality, the first
     /// listed among equals; `nil` when nothing acceptable is offered (406).
     public static func negotiate(accept header: String?) -> BodyFormat? {
-        guard let header, !header.allSatisfy({ $0 == " " }) else { return preferred }
-        return MediaRange.best(in: header) { range in
-            switch range {
-            case "*/*", "application/*": preferred
-            case "text/*": .xml
-            default: named(range)
+        acceptable(accept: header).first
+    }
+
+    /// Every format an `Accept` header admits, best first: by quality, the first listed among equals, a wildcard
+    /// admitting the formats it covers (``preferred`` first); every format, ``preferred`` first, without a header.
+    public static func acceptable(accept header: String?) -> [BodyFormat] {
+        let everything = [preferred] + allCases.filter { $0 != preferred }
+        guard let header, !header.allSatisfy({ $0 == " " }) else { return everything }
+        var ranked: [(format: BodyFormat, quality: Double, order: Int)] = []
+        for range in MediaRange.parse(header) where range.quality > 0 {
+            let covered: [BodyFormat] =
+                switch range.type {
+                case "*/*", "application/*": everything
+                case "text/*": [.xml]
+                default: named(range.type).map { [$0] } ?? []
+                }
+            for format in covered where !ranked.contains(where: { $0.format == format }) {
+                ranked.append((format, range.quality, ranked.count))
             }
         }
+        return ranked.sorted { ($0.quality, -$0.order) > ($1.quality, -$1.order) }.map(\.format)
     }
 
     /// Parses `bytes` in this format; throws the codec's one-line error.
-    func decode(_ bytes: [UInt8]) throws(PropertyListError) -> PropertyList {
+    public func decode(_ bytes: [UInt8]) throws(PropertyListError) -> PropertyList {
         switch self {
         case .json: try PropertyList(json: bytes)
         case .xml: try PropertyList(xml: bytes)
@@ -77,7 +90,7 @@ public enum BodyFormat: String, Sendable, CaseIterable {
     }
 
     /// `value` in this format; JSON writes dates and data as strings (``JSONConvention``).
-    func encode(_ value: PropertyList) throws(PropertyListError) -> [UInt8] {
+    public func encode(_ value: PropertyList) throws(PropertyListError) -> [UInt8] {
         try value.encoded(
             as: propertyListFormat, options: EncodingOptions(json: JSONEncodingOptions(lossyDatesAndData: true)))
     }

@@ -1,47 +1,46 @@
 import Hangar
 import HangarSync
 import Hummingbird
-import PilotModels
 import PropertyList
 
-extension PilotsAPI {
-    /// `GET /pilots?limit=&offset=[&class=TAG | &index=NAME&value=V]`: a page of keys, sorted, as
+extension DocumentRoutes {
+    /// `GET /C?limit=&offset=[&class=TAG | &index=NAME&value=V]`: a page of keys, sorted, as
     /// `{keys, offset, limit, nextOffset?}` (`nextOffset` only when more keys follow).
     func listKeys(_ request: Request) async throws -> Response {
-        let format = try responseFormat(request)
+        let formats = try Answers.formats(request)
         let query = request.uri.queryParameters
         let limit =
             try integer(query.get("limit"), name: "limit", in: 1...options.maximumPageSize)
             ?? options.defaultPageSize
         let offset = try integer(query.get("offset"), name: "offset", in: 0...Int.max) ?? 0
-        let filter = try KeyFilter(query: query, declared: store.configuration.options(for: collection).indexes)
-        let user = PilotsUser.current
+        let filter = try KeyFilter(query: query, declared: store.configuration.options(for: name).indexes)
+        let user = try user()
         let page = try await store.read { reader in
-            try await filter.page(of: collection, in: reader, limit: limit, offset: offset, user: user)
+            try await filter.page(of: name, in: reader, limit: limit, offset: offset, user: user)
         }
         var answer: PropertyList.Dictionary = [
             "keys": .array(page.keys.map { .string($0) }), "offset": .integer(.init(offset)),
             "limit": .integer(.init(limit)),
         ]
         if page.more { answer["nextOffset"] = .integer(.init(offset + page.keys.count)) }
-        return try respond(.dictionary(answer), in: format)
+        return try Answers.respond(.dictionary(answer), in: formats)
     }
 
-    /// `GET /pilots/{key}`: the document (migrated to the current major when older) with its revision as ETag;
+    /// `GET /C/{key}`: the document (migrated to the current major when older) with its revision as ETag;
     /// 304 when `If-None-Match` names that revision; 404 when there is none; 409 for a stored newer major.
     func getDocument(_ request: Request, key: String) async throws -> Response {
-        let format = try responseFormat(request)
+        let formats = try Answers.formats(request)
         guard let stored = try await visibleDocument(key) else {
-            throw APIError(.notFound, "\(collection)/\(key): no such document")
+            throw HangarHTTPError(.notFound, "\(name)/\(key): no such document")
         }
         let envelope = try bodies.envelope(of: stored)
         if let condition = RevisionTag.condition(request.headers[.ifNoneMatch]), condition.matches(stored.revision) {
             return Response(status: .notModified, headers: [.eTag: RevisionTag.header(stored.revision)])
         }
-        return try respond(envelope, in: format, revision: stored.revision)
+        return try Answers.respond(envelope, in: formats, revision: stored.revision)
     }
 
-    /// `PUT /pilots/{key}`: saves the body (any readable version, migrated on the way in) under `key`; 201 when
+    /// `PUT /C/{key}`: saves the body (any readable version, migrated on the way in) under `key`; 201 when
     /// it created the document, else 200, with the new revision as ETag. `If-Match` / `If-None-Match` decide
     /// the expected revision (412 when it is not met). With `Idempotency-Key`, a retry by the same user gets the
     /// original answer (status and ETag) and makes no second revision (remembered in the save's transaction,
@@ -49,7 +48,7 @@ extension PilotsAPI {
     /// 404, never overwritten.
     func putDocument(_ request: Request, key: String) async throws -> Response {
         guard let bodyFormat = BodyFormat.forContentType(request.headers[.contentType]) else {
-            throw APIError(
+            throw HangarHTTPError(
                 .unsupportedMediaType,
                 "Content-Type \(request.headers[.contentType] ?? "(none)") is not read: use application/json, "
                     + "application/x-plist+xml or application/x-plist")
@@ -57,7 +56,7 @@ extension PilotsAPI {
         let bytes = try await body(of: request)
         let incoming = try bodies.read(bytes, as: bodyFormat, key: key)
         let preconditions = WritePreconditions(request)
-        let user = PilotsUser.current
+        let user = try user()
         let idempotencyKey = try Self.idempotencyKey(request)
         if let expected = preconditions.onlyRevision, user == nil, idempotencyKey == nil {
             return try await replace(key: key, with: incoming, expectedRevision: expected, preconditions: preconditions)
@@ -66,66 +65,62 @@ extension PilotsAPI {
             if let idempotencyKey,
                 let answer = try await SyncWriteAnswers.answer(for: idempotencyKey, user: user, writer)
             {
-                guard answer.collection == collection, answer.key == key else {
-                    throw APIError(.unprocessableContent, "This Idempotency-Key was used for another document")
+                guard answer.collection.hasSameBytes(as: name), answer.key.hasSameBytes(as: key) else {
+                    throw HangarHTTPError(.unprocessableContent, "This Idempotency-Key was used for another document")
                 }
                 return (answer.revision, answer.created)
             }
-            guard try await SyncOwnership.admit(key, in: collection, for: user, writer) else {
-                throw APIError(.notFound, "\(collection)/\(key): no such document")
+            guard try await SyncOwnership.admit(key, in: name, for: user, writer) else {
+                throw HangarHTTPError(.notFound, "\(name)/\(key): no such document")
             }
-            let current = try await writer.document(in: collection, key: key)
+            let current = try await writer.document(in: name, key: key)
             try bodies.checkWritable(current)
             let expected = try preconditions.expectedRevision(current: current?.revision)
             let revision = try await save(incoming, key: key, expectedRevision: expected, with: writer)
             if let idempotencyKey {
                 let answer = SyncWriteAnswers.Answer(
-                    collection: collection, key: key, revision: revision, created: current == nil)
+                    collection: name, key: key, revision: revision, created: current == nil)
                 try await SyncWriteAnswers.remember(answer, for: idempotencyKey, user: user, writer)
             }
             return (revision, current == nil)
         }
         var headers: HTTPFields = [.eTag: RevisionTag.header(revision)]
-        if created { headers[.location] = "/\(collection)/\(key)" }
+        if created { headers[.location] = location(of: key) }
         return Response(status: created ? .created : .ok, headers: headers)
     }
 
     /// The `Idempotency-Key` of a request, if any; 400 when it is empty, longer than 255 bytes or holds NUL.
-    static func idempotencyKey(_ request: Request) throws(APIError) -> String? {
+    static func idempotencyKey(_ request: Request) throws(HangarHTTPError) -> String? {
         guard let value = request.headers.first(where: { $0.name.canonicalName == "idempotency-key" })?.value else {
             return nil
         }
         guard SyncWriteAnswers.isValid(value) else {
-            throw APIError(.badRequest, "Idempotency-Key must be 1 to 255 bytes of text")
+            throw HangarHTTPError(.badRequest, "Idempotency-Key must be 1 to 255 bytes of text")
         }
         return value
     }
 
-    /// The document `key` if the request's user may see it (``PilotsUser/current``; everyone in the open scope).
+    /// The document `key` if the request's user may see it (everyone in the shared scope).
     func visibleDocument(_ key: String) async throws -> StoredDocument? {
-        let user = PilotsUser.current
+        let user = try user()
         return try await store.read { reader -> StoredDocument? in
-            guard try await SyncOwnership.isVisible(key, in: collection, to: user, reader) else { return nil }
-            return try await reader.document(in: collection, key: key)
+            guard try await SyncOwnership.isVisible(key, in: name, to: user, reader) else { return nil }
+            return try await reader.document(in: name, key: key)
         }
     }
 
-    /// Saves a PUT's body under `key`: a newer minor's envelope as it came (its unknown keys kept), else the model.
+    /// Saves a PUT's body under `key` (``DocumentBodies/save(_:key:expectedRevision:with:)``).
     private func save(
-        _ incoming: IncomingPilot, key: String, expectedRevision: Int?, with writer: some DocumentWriter
+        _ incoming: IncomingDocument, key: String, expectedRevision: Int?, with writer: some DocumentWriter
     ) async throws(HangarError) -> Int {
-        if let envelope = incoming.newerMinorEnvelope {
-            try await writer.save(envelope: envelope, key: key, in: collection, expectedRevision: expectedRevision)
-        } else {
-            try await writer.save(incoming.pilot, key: key, in: collection, expectedRevision: expectedRevision)
-        }
+        try await bodies.save(incoming, key: key, expectedRevision: expectedRevision, with: writer)
     }
 
     /// A PUT with `If-Match: "n"` alone (in the open scope, without `Idempotency-Key`): one write whose expected revision is `n`, with no read before it (the
     /// store checks the revision as it writes, and refuses a stored newer major); 200 with the new revision, or
     /// 412 with the current one.
     private func replace(
-        key: String, with incoming: IncomingPilot, expectedRevision: Int, preconditions: WritePreconditions
+        key: String, with incoming: IncomingDocument, expectedRevision: Int, preconditions: WritePreconditions
     ) async throws -> Response {
         let revision: Int
         do {
@@ -133,37 +128,37 @@ extension PilotsAPI {
                 try await save(incoming, key: key, expectedRevision: expectedRevision, with: writer)
             }
         } catch let error as HangarError where error.code == .conflict {
-            throw preconditions.failed(try await store.document(in: collection, key: key)?.revision)
+            throw preconditions.failed(try await store.document(in: name, key: key)?.revision)
         }
         return Response(status: .ok, headers: [.eTag: RevisionTag.header(revision)])
     }
 
-    /// `DELETE /pilots/{key}`: 204, or 404 when there is none; `If-Match` as for PUT; a stored newer major is 409.
+    /// `DELETE /C/{key}`: 204, or 404 when there is none; `If-Match` as for PUT; a stored newer major is 409.
     func deleteDocument(_ request: Request, key: String) async throws -> Response {
         let preconditions = WritePreconditions(request)
-        let user = PilotsUser.current
+        let user = try user()
         let deleted = try await store.write { writer in
-            guard try await SyncOwnership.isVisible(key, in: collection, to: user, writer) else { return false }
-            let current = try await writer.document(in: collection, key: key)
+            guard try await SyncOwnership.isVisible(key, in: name, to: user, writer) else { return false }
+            let current = try await writer.document(in: name, key: key)
             try bodies.checkWritable(current)
             let expected = try preconditions.expectedRevision(current: current?.revision)
             guard current != nil else { return false }
-            return try await writer.delete(key: key, in: collection, expectedRevision: expected)
+            return try await writer.delete(key: key, in: name, expectedRevision: expected)
         }
-        guard deleted else { throw APIError(.notFound, "\(collection)/\(key): no such document") }
+        guard deleted else { throw HangarHTTPError(.notFound, "\(name)/\(key): no such document") }
         return Response(status: .noContent)
     }
 
-    /// `GET /pilots/{key}/history`: `{key, revisions: [{revision, majorVersion, minorVersion, class?, savedAt,
+    /// `GET /C/{key}/history`: `{key, revisions: [{revision, majorVersion, minorVersion, class?, savedAt,
     /// current}]}`, oldest first; the current revision (if any) as ETag.
     func history(_ request: Request, key: String) async throws -> Response {
-        let format = try responseFormat(request)
-        let user = PilotsUser.current
+        let formats = try Answers.formats(request)
+        let user = try user()
         let revisions = try await store.read { reader -> [RevisionInfo] in
-            guard try await SyncOwnership.isVisible(key, in: collection, to: user, reader) else { return [] }
-            return try await reader.history(in: collection, key: key)
+            guard try await SyncOwnership.isVisible(key, in: name, to: user, reader) else { return [] }
+            return try await reader.history(in: name, key: key)
         }
-        guard !revisions.isEmpty else { throw APIError(.notFound, "\(collection)/\(key): no such document") }
+        guard !revisions.isEmpty else { throw HangarHTTPError(.notFound, "\(name)/\(key): no such document") }
         let list: [PropertyList] = revisions.map { info in
             var entry: PropertyList.Dictionary = [
                 "revision": .integer(.init(info.revision)), "majorVersion": .integer(.init(info.version.major)),
@@ -174,49 +169,47 @@ extension PilotsAPI {
             return .dictionary(entry)
         }
         let current = revisions.last(where: \.isCurrent)?.revision
-        return try respond(["key": .string(key), "revisions": .array(list)], in: format, revision: current)
+        return try Answers.respond(["key": .string(key), "revisions": .array(list)], in: formats, revision: current)
     }
 
-    /// `GET /pilots/{key}/revisions/{n}`: a kept revision, as `GET /pilots/{key}` answers it, with ETag `"n"`.
+    /// `GET /C/{key}/revisions/{n}`: a kept revision, as `GET /C/{key}` answers it, with ETag `"n"`.
     func revision(_ request: Request, key: String, revision: Int) async throws -> Response {
-        let format = try responseFormat(request)
-        let user = PilotsUser.current
+        let formats = try Answers.formats(request)
+        let user = try user()
         let stored = try await store.read { reader -> StoredDocument? in
-            guard try await SyncOwnership.isVisible(key, in: collection, to: user, reader) else { return nil }
-            return try await reader.document(in: collection, key: key, revision: revision)
+            guard try await SyncOwnership.isVisible(key, in: name, to: user, reader) else { return nil }
+            return try await reader.document(in: name, key: key, revision: revision)
         }
         guard let stored else {
-            throw APIError(.notFound, "\(collection)/\(key): revision \(revision) is not kept")
+            throw HangarHTTPError(.notFound, "\(name)/\(key): revision \(revision) is not kept")
         }
-        return try respond(try bodies.envelope(of: stored), in: format, revision: stored.revision)
+        return try Answers.respond(try bodies.envelope(of: stored), in: formats, revision: stored.revision)
     }
 
-    /// The request body, at most ``PilotsAPIOptions/maximumBodySize`` bytes (413 beyond).
-    func body(of request: Request) async throws(APIError) -> [UInt8] {
-        let limit = options.maximumBodySize
-        let tooLarge = APIError(.contentTooLarge, "The body is larger than \(limit) bytes")
-        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit { throw tooLarge }
-        do {
-            let buffer = try await request.body.collect(upTo: limit)
-            return Array(buffer.readableBytesView)
-        } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
-            throw tooLarge
-        } catch {
-            throw APIError(.badRequest, "The body could not be read: \(error)")
+    /// `POST /C/{key}/revisions/{n}/restore`: saves kept revision `n` again as a new revision (checked by the
+    /// collection's declared model, as every envelope is); 200 with the new revision as ETag. `If-Match` as for
+    /// PUT; 404 when the document or the revision is not there (or is another user's); 409 over a stored newer
+    /// major.
+    func restore(_ request: Request, key: String, revision: Int) async throws -> Response {
+        let preconditions = WritePreconditions(request)
+        let user = try user()
+        let restored = try await store.write { writer -> Int? in
+            guard try await SyncOwnership.isVisible(key, in: name, to: user, writer),
+                try await writer.document(in: name, key: key, revision: revision) != nil
+            else { return nil }
+            let current = try await writer.document(in: name, key: key)
+            try bodies.checkWritable(current)
+            _ = try preconditions.expectedRevision(current: current?.revision)
+            return try await writer.restore(key: key, in: name, revision: revision)
         }
-    }
-
-    /// An integer query parameter in `range`; `nil` when absent, 400 otherwise.
-    func integer(_ text: String?, name: String, in range: ClosedRange<Int>) throws(APIError) -> Int? {
-        guard let text else { return nil }
-        guard let value = Int(text), range.contains(value) else {
-            throw APIError(.badRequest, "\(name) must be an integer from \(range.lowerBound) to \(range.upperBound)")
+        guard let restored else {
+            throw HangarHTTPError(.notFound, "\(name)/\(key): revision \(revision) is not kept")
         }
-        return value
+        return Response(status: .ok, headers: [.eTag: RevisionTag.header(restored)])
     }
 }
 
-/// What `GET /pilots` lists: every key, or those of a class tag, or those an index maps a value to.
+/// What a list (`GET /C`) lists: every key, or those of a class tag, or those an index maps a value to.
 struct KeyFilter: Sendable {
     enum Kind: Sendable {
         case all
@@ -226,7 +219,7 @@ struct KeyFilter: Sendable {
     let kind: Kind
 
     /// The filter `class=TAG` or `index=NAME&value=V` asks for (one at a time); 400 for an undeclared index.
-    init(query: Parameters, declared: [IndexDefinition]) throws(APIError) {
+    init(query: Parameters, declared: [IndexDefinition]) throws(HangarHTTPError) {
         let classTag = query.get("class")
         let index = query.get("index")
         let value = query.get("value")
@@ -234,13 +227,13 @@ struct KeyFilter: Sendable {
         case (nil, nil, nil): kind = .all
         case (let tag?, nil, nil): kind = .classTag(tag)
         case (nil, let index?, let value?):
-            guard declared.contains(where: { $0.name == index }) else {
+            guard declared.contains(where: { $0.name.hasSameBytes(as: index) }) else {
                 let names = declared.map(\.name).sorted().joined(separator: ", ")
-                throw APIError(.badRequest, "No index \(index.debugDescription); the indexes are \(names)")
+                throw HangarHTTPError(.badRequest, "No index \(index.debugDescription); the indexes are \(names)")
             }
             kind = .index(index, value: value)
         default:
-            throw APIError(.badRequest, "Filter by class=TAG or by index=NAME&value=V, one at a time")
+            throw HangarHTTPError(.badRequest, "Filter by class=TAG or by index=NAME&value=V, one at a time")
         }
     }
 

@@ -16,7 +16,7 @@ enum ChangeStreamMode {
     static let eventsType = "text/event-stream"
 
     /// The mode `Accept` asks for (JSON lines without one); 406 for anything else.
-    init(accept header: String?) throws(APIError) {
+    init(accept header: String?) throws(HangarHTTPError) {
         guard let header else {
             self = .lines
             return
@@ -29,18 +29,30 @@ enum ChangeStreamMode {
             }
         }
         guard let mode else {
-            throw APIError(.notAcceptable, "/changes is served as \(Self.linesType) or \(Self.eventsType)")
+            throw HangarHTTPError(.notAcceptable, "/changes is served as \(Self.linesType) or \(Self.eventsType)")
         }
         self = mode
     }
 }
 
-extension PilotsAPI {
+/// `GET /changes` (see ``HangarRoutes``).
+struct ChangeRoutes<Store: DocumentStore>: Sendable {
+    let store: Store
+    let options: HangarRouteOptions
+
+    func addRoutes<Context: RequestContext>(to router: Router<Context>) {
+        router.get("changes") { request, context in try await changes(request, logger: context.logger) }
+    }
+
+    func integer(_ text: String?, name: String, in range: ClosedRange<Int>) throws(HangarHTTPError) -> Int? {
+        try Answers.integer(text, name: name, in: range)
+    }
+
     /// `GET /changes?since=N[&limit=M][&collection=C]`: the changes after sequence N as JSON lines
     /// (`application/x-ndjson`); with `Accept: text/event-stream`, a live stream of server-sent events whose
     /// `id` is the sequence, resumed after `Last-Event-ID` (else `since`, else from now). 410 when changes after
     /// N were pruned. The store's reserved collections (`_sync…`) are never shown; with a user
-    /// (``PilotsUser/current``), only the changes of documents that user owns.
+    /// (``HangarRouteOptions/Ownership/perUser``), only the changes of documents that user owns.
     func changes(_ request: Request, logger: Logger) async throws -> Response {
         let mode = try ChangeStreamMode(accept: request.headers[.accept])
         let query = request.uri.queryParameters
@@ -52,7 +64,7 @@ extension PilotsAPI {
         }
         // Read before answering, so pruned changes are a 410 rather than a stream that ends at once.
         let start = since ?? (mode == .lines ? 0 : nil)
-        let user = PilotsUser.current
+        let user = try HangarUser.scope(options.ownership)
         let (changes, last) = try await store.read { reader in
             let last = try await reader.lastChangeSequence()
             guard mode == .lines else {
@@ -82,7 +94,7 @@ extension PilotsAPI {
 
     /// Server-sent events, one per change after `sequence`, driven by ``DocumentStore/follow(after:in:)``; a
     /// comment line first, so a client knows it is following, and a `: keep-alive` comment every
-    /// ``PilotsAPIOptions/eventStreamHeartbeat``.
+    /// ``HangarRouteOptions/eventStreamHeartbeat``.
     ///
     /// Structured, as Hummingbird's server-sent-events example: the follow and the heartbeat are child tasks of
     /// the response body's writer, which ends them and the response when the client closes its connection
@@ -106,7 +118,7 @@ extension PilotsAPI {
                             do {
                                 for try await change in feed {
                                     // The open scope needs no read: only the reserved collections are left out.
-                                    guard !change.collection.hasPrefix("_sync") else { continue }
+                                    guard !Self.isReserved(change.collection) else { continue }
                                     if user != nil {
                                         let visible = try await store.read {
                                             try await Self.isVisible(change, user, $0)
@@ -164,9 +176,12 @@ extension PilotsAPI {
     /// Whether a change is shown: never one of a reserved collection (`_sync…`); with a user, one of a document
     /// the user owns.
     static func isVisible(_ change: Change, _ user: String?, _ reader: some DocumentReader) async throws -> Bool {
-        guard !change.collection.hasPrefix("_sync") else { return false }
+        guard !isReserved(change.collection) else { return false }
         return try await SyncOwnership.isVisible(change.key, in: change.collection, to: user, reader)
     }
+
+    /// Whether `collection` is one of the store's reserved collections (its bytes start `_sync`), never shown.
+    static func isReserved(_ collection: String) -> Bool { collection.utf8.starts(with: "_sync".utf8) }
 
     /// What the event stream's writer is handed: text to write, or the end (the feed ended, the client left, the
     /// server is stopping).
@@ -176,13 +191,13 @@ extension PilotsAPI {
     }
 
     /// A change as one server-sent event: `id` its sequence, `event: change`, `data` its JSON line.
-    static func event(_ change: Change) throws(APIError) -> String {
+    static func event(_ change: Change) throws(HangarHTTPError) -> String {
         "id: \(change.sequence)\nevent: change\ndata: \(String(decoding: try json(change), as: UTF8.self))\n\n"
     }
 
     /// A change as one line of JSON: `{"class":…,"collection":…,"committedAt":…,"key":…,"kind":…,
     /// "majorVersion":…,"minorVersion":…,"revision":…,"sequence":…,"transaction":…}` (keys sorted).
-    static func json(_ change: Change) throws(APIError) -> [UInt8] {
+    static func json(_ change: Change) throws(HangarHTTPError) -> [UInt8] {
         var entry: PropertyList.Dictionary = [
             "sequence": .integer(.init(change.sequence)), "transaction": .integer(.init(change.transaction)),
             "collection": .string(change.collection), "key": .string(change.key), "kind": .string(change.kind.rawValue),
@@ -194,7 +209,7 @@ extension PilotsAPI {
         do {
             return try BodyFormat.json.encode(.dictionary(entry))
         } catch {
-            throw APIError(.internalServerError, "A change cannot be written as JSON: \(error)")
+            throw HangarHTTPError(.internalServerError, "A change cannot be written as JSON: \(error)")
         }
     }
 }

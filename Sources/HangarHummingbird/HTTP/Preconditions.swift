@@ -49,7 +49,7 @@ struct WritePreconditions {
     /// The revision to hand the store as `expectedRevision` for a document now at `current` (nil: none), or a
     /// 412 when the conditions already fail. The store checks it again as it writes, so a write racing this
     /// one is a conflict (412) too, never a lost update.
-    func expectedRevision(current: Int?) throws(APIError) -> Int? {
+    func expectedRevision(current: Int?) throws(HangarHTTPError) -> Int? {
         if let ifMatch {
             guard ifMatch.matches(current), let current else { throw failed(current) }
             return current
@@ -71,8 +71,8 @@ struct WritePreconditions {
     }
 
     /// The 412 for a document now at `current` (nil: none), with its revision as ETag.
-    func failed(_ current: Int?) -> APIError {
-        var error = APIError(
+    func failed(_ current: Int?) -> HangarHTTPError {
+        var error = HangarHTTPError(
             .preconditionFailed,
             current.map { "The document is at revision \($0)" } ?? "There is no such document")
         if let current { error.headers[.eTag] = RevisionTag.header(current) }

@@ -1,7 +1,7 @@
 public import Hummingbird
 
-/// Answers every error a route throws as an ``APIError``, the one error shape of the HTTP layer: an ``APIError`` as
-/// it is, a ``Hangar/HangarError`` by what its code means (``APIError/init(_:)``: a conflict is 412, a stored newer
+/// Answers every error a route throws as an ``HangarHTTPError``, the one error shape of the HTTP layer: an ``HangarHTTPError`` as
+/// it is, a ``Hangar/HangarError`` by what its code means (``HangarHTTPError/init(_:)``: a conflict is 412, a stored newer
 /// major 409, …), another `HTTPResponseError` with its status, anything else 500.
 ///
 /// A request no route matches is left to the router (its 404). Add it after the middleware that should see the
@@ -10,7 +10,7 @@ public struct HangarErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     /// The middleware.
     public init() {}
 
-    /// Runs the rest of the chain, its errors answered as ``APIError``.
+    /// Runs the rest of the chain, its errors answered as ``HangarHTTPError``.
     public func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
@@ -21,7 +21,7 @@ public struct HangarErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch {
             guard routed else { throw error }
-            throw APIError.from(error)
+            throw HangarHTTPError.from(error)
         }
     }
 }

@@ -2,11 +2,11 @@ public import Hangar
 public import Hummingbird
 import PropertyList
 
-/// An answer other than success, with a one-line reason: the only error shape of the HTTP layer.
+/// An answer other than success, with a one-line reason: the one error shape of HangarHummingbird's routes.
 ///
 /// The body is the reason as one line of `text/plain`, or `{"error":"…"}` when the request's `Accept`
 /// negotiates JSON (which is also the default, when there is no `Accept`).
-public struct APIError: HTTPResponseError, CustomStringConvertible {
+public struct HangarHTTPError: HTTPResponseError, CustomStringConvertible {
     /// The response status.
     public let status: HTTPResponse.Status
     /// What went wrong, on one line.
@@ -37,7 +37,7 @@ public struct APIError: HTTPResponseError, CustomStringConvertible {
     }
 }
 
-extension APIError {
+extension HangarHTTPError {
     /// A store's error, answered by what it means: a conflict is 412, a stored newer major or a unique index's
     /// other holder 409, pruned changes 410, a lost connection or timeout 503, a document the model rejects
     /// 400, and anything else 500; the reason is the error's one-line description.
@@ -45,13 +45,13 @@ extension APIError {
         self.init(Self.status(for: error.code), error.description)
     }
 
-    /// Any error from a route: an ``APIError`` as it is, a ``HangarError`` by its code, anything else 500.
-    static func from(_ error: any Error) -> APIError {
+    /// Any error from a route: an ``HangarHTTPError`` as it is, a ``HangarError`` by its code, anything else 500.
+    public static func from(_ error: any Error) -> HangarHTTPError {
         switch error {
-        case let error as APIError: error
-        case let error as HangarError: APIError(error)
-        case let error as any HTTPResponseError: APIError(error.status, String(describing: error))
-        default: APIError(.internalServerError, String(describing: error))
+        case let error as HangarHTTPError: error
+        case let error as HangarError: HangarHTTPError(error)
+        case let error as any HTTPResponseError: HangarHTTPError(error.status, String(describing: error))
+        default: HangarHTTPError(.internalServerError, String(describing: error))
         }
     }
 

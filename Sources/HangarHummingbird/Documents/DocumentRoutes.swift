@@ -1,0 +1,102 @@
+import Foundation
+import Hangar
+import HangarSync
+import Hummingbird
+import PropertyList
+
+/// The routes of one collection's documents (see ``HangarRoutes``).
+struct DocumentRoutes<Store: DocumentStore>: Sendable {
+    let store: Store
+    let options: HangarRouteOptions
+    let bodies: DocumentBodies
+    var name: String { bodies.collection.name }
+
+    init(store: Store, collection: ServedCollection, options: HangarRouteOptions) {
+        self.store = store
+        self.options = options
+        self.bodies = DocumentBodies(collection: collection, configuration: store.configuration)
+    }
+
+    func addRoutes<Context: RequestContext>(to router: Router<Context>) {
+        router.get(RouterPath(name)) { request, _ in try await listKeys(request) }
+        router.get(RouterPath("\(name)/:key")) { request, context in
+            try await getDocument(request, key: try Self.key(context))
+        }
+        router.put(RouterPath("\(name)/:key")) { request, context in
+            try await putDocument(request, key: try Self.key(context))
+        }
+        router.delete(RouterPath("\(name)/:key")) { request, context in
+            try await deleteDocument(request, key: try Self.key(context))
+        }
+        router.get(RouterPath("\(name)/:key/history")) { request, context in
+            try await history(request, key: try Self.key(context))
+        }
+        router.get(RouterPath("\(name)/:key/revisions/:revision")) { request, context in
+            try await revision(request, key: try Self.key(context), revision: try Self.revision(context))
+        }
+        router.post(RouterPath("\(name)/:key/revisions/:revision/restore")) { request, context in
+            try await restore(request, key: try Self.key(context), revision: try Self.revision(context))
+        }
+    }
+
+    /// The route's `{key}`, percent-decoded (RFC 3986 §2.1): `caf%C3%A9` is `café`, `a%2Fb` is `a/b`; 400 when
+    /// the decoded bytes are not UTF-8 text or hold NUL.
+    static func key(_ context: some RequestContext) throws -> String {
+        try PathSegment.decoded(try context.parameters.require("key"), what: "key")
+    }
+
+    static func revision(_ context: some RequestContext) throws -> Int {
+        guard let revision = Int(try context.parameters.require("revision")), revision > 0 else {
+            throw HangarHTTPError(.badRequest, "A revision is a positive integer")
+        }
+        return revision
+    }
+
+    /// The visible path of a document, its key percent-encoded: the `Location` of a created document.
+    func location(of key: String) -> String {
+        "/\(PathSegment.encoded(name))/\(PathSegment.encoded(key))"
+    }
+
+    /// The user whose documents this request sees (``HangarRouteOptions/ownership``).
+    func user() throws(HangarHTTPError) -> String? { try HangarUser.scope(options.ownership) }
+
+    /// The request body, at most ``HangarRouteOptions/maximumBodySize`` bytes (413 beyond).
+    func body(of request: Request) async throws(HangarHTTPError) -> [UInt8] {
+        let limit = options.maximumBodySize
+        let tooLarge = HangarHTTPError(.contentTooLarge, "The body is larger than \(limit) bytes")
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit { throw tooLarge }
+        do {
+            let buffer = try await request.body.collect(upTo: limit)
+            return Array(buffer.readableBytesView)
+        } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
+            throw tooLarge
+        } catch {
+            throw HangarHTTPError(.badRequest, "The body could not be read: \(error)")
+        }
+    }
+
+    /// An integer query parameter in `range`; `nil` when absent, 400 otherwise.
+    func integer(_ text: String?, name: String, in range: ClosedRange<Int>) throws(HangarHTTPError) -> Int? {
+        try Answers.integer(text, name: name, in: range)
+    }
+}
+
+/// A path segment's percent-encoding (RFC 3986).
+enum PathSegment {
+    /// `segment` percent-decoded; 400 naming `what` when it has a bad escape, is not UTF-8 or holds NUL.
+    static func decoded(_ segment: String, what: String) throws(HangarHTTPError) -> String {
+        guard let decoded = segment.removingPercentEncoding, !decoded.utf8.contains(0) else {
+            throw HangarHTTPError(
+                .badRequest, "The \(what) in the path is not percent-encoded UTF-8 text without NUL")
+        }
+        return decoded
+    }
+
+    /// `text` with every byte but RFC 3986's unreserved ones percent-encoded.
+    static func encoded(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+    }
+
+    private static let unreserved = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+}
