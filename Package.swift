@@ -56,8 +56,10 @@ let package = Package(
         // 3 or 4: jwt-kit 5.8 needs swift-crypto 4.
         .package(url: "https://github.com/apple/swift-crypto.git", "3.0.0"..<"5.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.0.0"),
-        // Hummingbird's own dependency, named for the tests' requests.
+        // Hummingbird's own dependencies, named for the 431 handler and the tests' requests.
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.34.1"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.21.0"),
     ],
@@ -139,6 +141,13 @@ let package = Package(
                 "Hangar", "HangarSync", "PropertyList",
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
                 .product(name: "JWTKit", package: "jwt-kit", condition: .when(traits: ["Hummingbird"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Hummingbird"])),
+                // Hummingbird's own: the 431 answer sits in its HTTP/1.1 channel.
+                .product(
+                    name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Hummingbird"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["Hummingbird"])),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras", condition: .when(traits: ["Hummingbird"])),
                 .product(name: "Logging", package: "swift-log"),
                 .product(
                     name: "ServiceLifecycle", package: "swift-service-lifecycle",

@@ -1,7 +1,7 @@
 import Hangar
+import HangarHummingbird
 import Hummingbird
 import HummingbirdTesting
-import HangarHummingbird
 import Testing
 
 /// The one place a route's error becomes an answer: a router whose routes throw, in process.

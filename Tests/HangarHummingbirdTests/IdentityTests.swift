@@ -99,7 +99,8 @@ import Testing
         try await fixture.test { client in
             // User `u`, key `k/shared`, then user `u/k`, key `shared`: two records, never one.
             let first = try await client.send(
-                .put, "/pilots/mine", headers: Tokens.bearer(u, Bodies.json.merging(["Idempotency-Key": "k/shared"]) { $1 }),
+                .put, "/pilots/mine",
+                headers: Tokens.bearer(u, Bodies.json.merging(["Idempotency-Key": "k/shared"]) { $1 }),
                 body: try Bodies.pilot("U"))
             #expect(first.status == 201)
             let second = try await client.send(
@@ -110,7 +111,8 @@ import Testing
             #expect(try await client.send(.get, "/pilots/theirs", headers: Tokens.bearer(uk)).status == 200)
             // `u`'s own retry still gets its own answer.
             let retry = try await client.send(
-                .put, "/pilots/mine", headers: Tokens.bearer(u, Bodies.json.merging(["Idempotency-Key": "k/shared"]) { $1 }),
+                .put, "/pilots/mine",
+                headers: Tokens.bearer(u, Bodies.json.merging(["Idempotency-Key": "k/shared"]) { $1 }),
                 body: try Bodies.pilot("U"))
             #expect(retry.status == 201 && retry.etag == "\"1\"")
         }

@@ -16,13 +16,19 @@ import Testing
             #expect(created.status == 201)
             #expect(created.headers["location"] == "/pilots/caf%C3%A9")
             // `%61` is `a`: one document, not two.
-            #expect(try await client.send(.put, "/pilots/a", headers: Bodies.json, body: try Bodies.pilot("A")).status == 201)
+            #expect(
+                try await client.send(.put, "/pilots/a", headers: Bodies.json, body: try Bodies.pilot("A")).status
+                    == 201)
             let again = try await client.send(.put, "/pilots/%61", headers: Bodies.json, body: try Bodies.pilot("A2"))
             #expect(again.status == 200 && again.etag == "\"2\"")
             // A key with a slash or a space is one segment, encoded.
-            #expect(try await client.send(.put, "/pilots/a%2Fb", headers: Bodies.json, body: try Bodies.pilot("AB")).status == 201)
+            #expect(
+                try await client.send(.put, "/pilots/a%2Fb", headers: Bodies.json, body: try Bodies.pilot("AB")).status
+                    == 201)
             #expect(try await client.send(.get, "/pilots/a%2Fb/history").status == 200)
-            #expect(try await client.send(.put, "/pilots/a%20key", headers: Bodies.json, body: try Bodies.pilot("K")).status == 201)
+            #expect(
+                try await client.send(.put, "/pilots/a%20key", headers: Bodies.json, body: try Bodies.pilot("K")).status
+                    == 201)
             // Bad escapes and NUL are 400, never a key.
             #expect(try await client.send(.get, "/pilots/%E9").status == 400)
             #expect(try await client.send(.get, "/pilots/%zz").status == 400)
@@ -58,7 +64,9 @@ import Testing
 
     @Test func headAnswersEveryGetRoute() async throws {
         try await RoutesFixture().test { client in
-            #expect(try await client.send(.put, "/pilots/ada", headers: Bodies.json, body: try Bodies.pilot("Ada")).status == 201)
+            #expect(
+                try await client.send(.put, "/pilots/ada", headers: Bodies.json, body: try Bodies.pilot("Ada")).status
+                    == 201)
             let get = try await client.send(.get, "/pilots/ada")
             let head = try await client.send(.head, "/pilots/ada")
             #expect(head.status == 200 && head.body.isEmpty)
@@ -90,7 +98,8 @@ import Testing
                     .put, "/pilots/p\(index)", headers: Bodies.json, body: try document.encoded(as: .json))
                 #expect(put.status == 400, "PUT of \(what): \(put.text)")
                 let push = SyncPush(
-                    clientID: "device", mutations: [
+                    clientID: "device",
+                    mutations: [
                         SyncMutation(id: index + 1, key: "p\(index)", base: 0, body: try document.encoded(as: .binary))
                     ])
                 let reply = try await client.send(
@@ -110,7 +119,8 @@ import Testing
                 "majorVersion": 2, "minorVersion": 0, "name": .string(String(repeating: "x", count: 5000)),
                 "airplanes": [],
             ]
-            let put = try await client.send(.put, "/pilots/big", headers: Bodies.json, body: try large.encoded(as: .json))
+            let put = try await client.send(
+                .put, "/pilots/big", headers: Bodies.json, body: try large.encoded(as: .json))
             #expect(put.status == 413)
             let push = SyncPush(
                 clientID: "device",

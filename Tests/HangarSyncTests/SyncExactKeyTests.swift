@@ -32,9 +32,11 @@ import Testing
         let world = try SyncWorld()
         let server = world.syncServer
         let (first, second) = ("jos\u{E9}", "jose\u{301}")
-        #expect(try await server.push(try SyncScopeTests.push("k", "A", id: 1), to: Pilot.collection, user: first)
-            .outcomes.first == .applied(revision: 1))
-        let refused = try await server.push(try SyncScopeTests.push("k", "B", id: 1), to: Pilot.collection, user: second)
+        #expect(
+            try await server.push(try SyncScopeTests.push("k", "A", id: 1), to: Pilot.collection, user: first)
+                .outcomes.first == .applied(revision: 1))
+        let refused = try await server.push(
+            try SyncScopeTests.push("k", "B", id: 1), to: Pilot.collection, user: second)
         guard case .rejected(let code, _) = refused.outcomes.first else {
             Issue.record("expected a rejection, got \(refused.outcomes)")
             return

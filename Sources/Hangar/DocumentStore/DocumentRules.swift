@@ -250,7 +250,8 @@ package enum DocumentRules {
                 collection: collection, key: key)
         }
         if let format, let model = options.model, version.major <= format.current.major {
-            try checkModel(envelope, model, format: format, configuration: configuration, collection: collection, key: key)
+            try checkModel(
+                envelope, model, format: format, configuration: configuration, collection: collection, key: key)
         }
         return (version, format?.current.major ?? version.major)
     }

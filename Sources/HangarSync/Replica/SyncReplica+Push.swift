@@ -127,7 +127,8 @@ extension SyncReplica {
         for (prepared, outcome) in answers {
             switch outcome {
             case .applied: report.pushed += 1
-            case .rejected(let code, let reason): report.rejected[ExactString(prepared.mutation.key)] = "\(code): \(reason)"
+            case .rejected(let code, let reason):
+                report.rejected[ExactString(prepared.mutation.key)] = "\(code): \(reason)"
             case .conflict(let theirs, let base):
                 report.conflicts += 1
                 conflicts.append((prepared, theirs, base))

@@ -125,7 +125,8 @@ extension SyncServer {
         format: DocumentFormat?, _ writer: Store.Writer
     ) async throws -> SyncOutcome {
         if let remembered = try await remembered(clientID, mutation.id, writer) {
-            guard remembered.collection.hasSameBytes(as: collection), remembered.key.hasSameBytes(as: mutation.key) else {
+            guard remembered.collection.hasSameBytes(as: collection), remembered.key.hasSameBytes(as: mutation.key)
+            else {
                 throw Refusal(
                     outcome: .rejected(
                         code: "invalidRequest", reason: "Mutation \(mutation.id) was already used for another key"))

@@ -34,6 +34,7 @@ func airfieldsApplication(storePath: String, tokenKey: [UInt8], port: Int = 8080
 
     return Application(
         router: router,
+        server: .hangarHTTP1(),  // oversized header blocks get 431
         configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: port)),
         services: [StoreService(store: store)])  // closed after the server stops
 }
@@ -79,7 +80,8 @@ struct Airfield: VersionedDocument {
             #expect(try await client.send(.get, "/airfields").status == 401)
             // A version 1 airfield is migrated on the way in.
             let old = Array(#"{"majorVersion":1,"minorVersion":0,"code":"ESSB","name":"Bromma"}"#.utf8)
-            let put = try await client.send(.put, "/airfields/ESSB", headers: Tokens.bearer(token, Bodies.json), body: old)
+            let put = try await client.send(
+                .put, "/airfields/ESSB", headers: Tokens.bearer(token, Bodies.json), body: old)
             #expect(put.status == 201 && put.etag == "\"1\"")
             let get = try await client.send(.get, "/airfields/ESSB", headers: Tokens.bearer(token))
             let value = try PropertyList(json: get.body)
@@ -89,6 +91,10 @@ struct Airfield: VersionedDocument {
             let refused = try await client.send(
                 .put, "/airfields/ESKN", headers: Tokens.bearer(token, Bodies.json), body: nameless)
             #expect(refused.status == 400 && refused.text.contains("name"), "\(refused.text)")
+            // A header block past the server's 80 KiB: 431, not 400.
+            let huge = try await client.send(
+                .get, "/airfields", headers: Tokens.bearer(token, ["X-Padding": String(repeating: "p", count: 90_000)]))
+            #expect(huge.status == 431)
         }
     }
 }

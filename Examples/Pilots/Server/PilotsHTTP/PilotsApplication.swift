@@ -1,7 +1,7 @@
 public import Hangar
+import HangarHummingbird
 import HangarPostgres
 import HangarSQLite
-import HangarHummingbird
 import HangarSync
 public import Hummingbird
 public import Logging
@@ -97,6 +97,7 @@ private func makeApplication<Store: DocumentStore>(
     let onListening = configuration.onListening
     return Application(
         router: buildRouter(store: store, options: options),
+        server: .hangarHTTP1(),
         configuration: ApplicationConfiguration(
             address: .hostname(host, port: configuration.port), serverName: "pilots-server"),
         services: [
