@@ -97,7 +97,9 @@ enum HTTP {
         let directory = try TemporaryDirectory()
         let headerFile = directory.path + "/headers"
         let bodyFile = directory.path + "/body"
-        var arguments = ["-sS", "-X", method, "-D", headerFile, "-o", bodyFile, "-H", "Expect:"]
+        // `--head` for HEAD: `-X HEAD` would wait for the body the Content-Length announces.
+        var arguments = (method == "HEAD" ? ["-sS", "--head"] : ["-sS", "-X", method])
+        arguments += ["-D", headerFile, "-o", bodyFile, "-H", "Expect:"]
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
             arguments += ["-H", value.isEmpty ? "\(name):" : "\(name): \(value)"]
         }
