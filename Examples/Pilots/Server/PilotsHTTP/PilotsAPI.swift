@@ -1,6 +1,6 @@
 public import Hangar
-import HangarHummingbird
-public import Hummingbird
+public import HangarHummingbird
+import Hummingbird
 import PilotModels
 import PropertyList
 

@@ -102,7 +102,7 @@ import Testing
             }
         }
         #expect(spurious.withLock { $0 }.isEmpty, "\(label): spurious conflicts \(spurious.withLock { $0 })")
-        var copies: [[String: PropertyList?]] = []
+        var copies: [[ExactString: PropertyList?]] = []
         for store in stores {
             copies.append(try await server.replica(store, direct: true).conflictCopies(in: Pilot.collection))
             await store.close()
@@ -135,7 +135,7 @@ import Testing
     }
 
     static func check(
-        _ models: [Model], copies: [[String: PropertyList?]], against pilots: SyncedServer.ServerPilots,
+        _ models: [Model], copies: [[ExactString: PropertyList?]], against pilots: SyncedServer.ServerPilots,
         label: String
     ) {
         var unchecked = 0
@@ -146,7 +146,7 @@ import Testing
                     unchecked += 1
                     continue
                 }
-                let copied = copies[index][key]??["name"]?.stringValue
+                let copied = copies[index][ExactString(key)]??["name"]?.stringValue
                 #expect(
                     pilots.keptNames(key).contains(name) || copied == name,
                     "\(label): d\(index)'s last save of \(key), \(name), is lost")
