@@ -51,7 +51,9 @@ import Testing
         let created = try Pilots.put(
             Pilots.document(name: "Jos\u{E9}"), key: "caf%C3%A9", on: server, headers: PilotsAuthTests.bearer(first))
         #expect(created.status == 201 && created.headers["location"] == "/pilots/caf%C3%A9")
-        for (method, path) in [("GET", "/pilots/caf%C3%A9"), ("HEAD", "/pilots/caf%C3%A9"), ("DELETE", "/pilots/caf%C3%A9")] {
+        for (method, path) in [
+            ("GET", "/pilots/caf%C3%A9"), ("HEAD", "/pilots/caf%C3%A9"), ("DELETE", "/pilots/caf%C3%A9"),
+        ] {
             let reply = try HTTP.send(method, server.url(path), headers: PilotsAuthTests.bearer(second))
             #expect(reply.status == 404, "\(method) \(path)")
         }
@@ -71,7 +73,8 @@ import Testing
         let token = try await PilotsAuthTests.token("ada")
         let nameless: PropertyList = ["majorVersion": 2, "minorVersion": 0, "airplanes": "none"]
         let push = SyncPush(
-            clientID: "device", mutations: [SyncMutation(id: 1, key: "p", base: 0, body: try nameless.encoded(as: .binary))])
+            clientID: "device",
+            mutations: [SyncMutation(id: 1, key: "p", base: 0, body: try nameless.encoded(as: .binary))])
         let reply = try HTTP.send(
             "POST", server.url("/sync/pilots/push"),
             headers: PilotsAuthTests.bearer(token, ["Content-Type": SyncWire.mediaType]),
