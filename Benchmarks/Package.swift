@@ -16,7 +16,8 @@ let package = Package(
         .executable(name: "hangar-load", targets: ["hangar-load"]),
     ],
     dependencies: [
-        .package(name: "Hangar", path: ".."),
+        // The engines and encryption; not the HTTP products (the benchmark measures pilots-server as a process).
+        .package(name: "Hangar", path: "..", traits: ["Postgres", "Encryption"]),
         // The raw baseline of the PostgreSQL rows (`--filter postgres`): the same client the store uses.
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.21.0"),
         // The baseline server of the `server` section (pilots-server's peer) and the load generator's HTTP/1.1 client.
