@@ -45,11 +45,9 @@ struct DocumentRoutes<Store: DocumentStore>: Sendable {
         try PathSegment.decoded(try context.parameters.require("key"), what: "key")
     }
 
+    /// The route's `{revision}`; 400 when it is not an integer (one that is not kept is 404).
     static func revision(_ context: some RequestContext) throws -> Int {
-        guard let revision = Int(try context.parameters.require("revision")), revision > 0 else {
-            throw HangarHTTPError(.badRequest, "A revision is a positive integer")
-        }
-        return revision
+        try context.parameters.require("revision", as: Int.self)
     }
 
     /// The visible path of a document, its key percent-encoded: the `Location` of a created document.
