@@ -53,10 +53,12 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
-        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.0.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.0.0"..<"5.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.0.0"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.21.0"),
+        // async-http-client's own dependency, named for the byte buffers and methods `HangarSyncHTTPClient` uses.
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.65.0"),
     ],
     targets: [
         // Layer 1: the value model and the codecs. Standard library only.
@@ -150,6 +152,8 @@ let package = Package(
                 "HangarSync", "Hangar",
                 .product(
                     name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["HTTPClient"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["HTTPClient"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["HTTPClient"])),
             ],
             swiftSettings: strictSettings
         ),
@@ -261,6 +265,10 @@ let package = Package(
             dependencies: [
                 "HangarHummingbird", "HangarSync", "Hangar", "HangarSQLite", "PropertyList", "PilotModels",
                 "HangarTestSupport",
+                // AsyncHTTPSyncTransport against these routes on a live port (SyncHTTP*Tests.swift).
+                "HangarSyncHTTPClient",
+                .product(
+                    name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["HTTPClient"])),
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
                 .product(
                     name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),

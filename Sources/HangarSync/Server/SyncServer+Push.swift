@@ -18,7 +18,7 @@ extension SyncServer {
     public func push(_ push: SyncPush, to collection: String, user: String? = nil) async throws -> SyncPushAnswer {
         try Self.checkSyncable(collection)
         guard !push.clientID.isEmpty, !push.clientID.contains("/"), !push.clientID.utf8.contains(0) else {
-            throw SyncError(.invalidRequest, "The client id must be non-empty text without \"/\"", status: 400)
+            throw SyncError(.invalidRequest, "The client id must be non-empty text without \"/\"")
         }
         // A user's answers are remembered apart from other users' (two users' client ids never meet).
         let client = user.map { "\($0.utf8.count):\($0)|\(push.clientID)" } ?? push.clientID

@@ -1,0 +1,81 @@
+import Foundation
+import Hangar
+import HangarSQLite
+import HangarSync
+import PilotModels
+import Testing
+
+/// Answers cut inside their head (the status line and headers), at every byte offset, through ``FaultProxy`` in
+/// front of a real `pilots-server`, with `AsyncHTTPSyncTransport` (``SyncedServer/replica(_:direct:timeout:resolver:)``):
+/// the client process goes on (FoundationNetworking's URLSession ends it there on Linux,
+/// swift-corelibs-foundation#5285), the pass fails as `unreachable`, the retry succeeds, and the server made exactly
+/// one revision per local change.
+@Suite(.serialized) struct PilotsSyncHeadCutTests {
+    /// A push the server committed, its answer cut after 0, 1, 2, … bytes up to the last byte of its head.
+    @Test func pushAnswersCutAtEveryByteOfTheirHeadAreAppliedOnce() async throws {
+        let server = try SyncedServer(.sqlite, label: "head-push")
+        defer { server.stop() }
+        let device = try server.deviceStore("a")
+        let replica = server.replica(device)
+        try await device.write { try $0.save(Pilot(name: "P0"), key: "p") }
+        #expect(try await replica.sync(Pilot.collection).pushed == 1)
+        var headLength = try #require(server.proxy.lastHeadLength)
+        #expect(headLength > "HTTP/1.1 200 OK\r\n\r\n".utf8.count)
+        var offset = 0
+        while offset < headLength {
+            try await device.write { try $0.save(Pilot(name: "P\(offset + 1)"), key: "p", expectedRevision: nil) }
+            server.proxy.inject(.pass)
+            server.proxy.inject(.cutHead(atByte: offset))
+            let cut = await #expect(throws: SyncError.self) { try await replica.sync(Pilot.collection) }
+            #expect(cut?.code == .unreachable, "offset \(offset): \(cut.map(String.init(describing:)) ?? "")")
+            headLength = try #require(server.proxy.lastHeadLength)
+            let retried = try await replica.sync(Pilot.collection)
+            #expect(retried.pushed == 1 && retried.conflicts == 0, "offset \(offset)")
+            offset += 1
+        }
+        await device.close()
+        #expect(server.stop() == 0)
+        let pilots = try await server.serverPilots()
+        #expect(pilots.revisions["p"] == Array(1...(offset + 1)), "\(pilots.revisions)")
+        #expect(pilots.keptNames("p").last == "P\(offset)")
+        let reopened = try server.deviceStore("a")
+        #expect(try await SyncedServer.difference(device: reopened, from: pilots) == nil)
+        await reopened.close()
+    }
+
+    /// A pull and a snapshot cut inside their head at every byte: nothing of them is applied, and the next pass
+    /// brings everything once.
+    @Test func pullAnswersCutAtEveryByteOfTheirHeadApplyNothing() async throws {
+        let server = try SyncedServer(.sqlite, label: "head-pull")
+        defer { server.stop() }
+        let writer = try server.deviceStore("writer")
+        let device = try server.deviceStore("c")
+        let direct = server.replica(writer, direct: true)
+        let replica = server.replica(device)
+        try await writer.write { try $0.save(Pilot(name: "W0"), key: "w") }
+        #expect(try await direct.sync(Pilot.collection).pushed == 1)
+        // The first pass snapshots, every later one pulls: both kinds of answer are cut.
+        var headLength = 120
+        var offset = 0
+        while offset < headLength {
+            try await writer.write { try $0.save(Pilot(name: "W\(offset + 1)"), key: "w", expectedRevision: nil) }
+            #expect(try await direct.sync(Pilot.collection).pushed == 1)
+            let before = try await PilotsSyncFaultTests.bytes(of: device)
+            server.proxy.inject(.cutHead(atByte: offset))
+            let cut = await #expect(throws: SyncError.self) { try await replica.sync(Pilot.collection) }
+            #expect(cut?.code == .unreachable, "offset \(offset)")
+            headLength = try #require(server.proxy.lastHeadLength)
+            #expect(try await PilotsSyncFaultTests.bytes(of: device) == before, "offset \(offset)")
+            #expect(try await replica.sync(Pilot.collection).pulled == 1, "offset \(offset)")
+            offset += 1
+        }
+        await device.close()
+        await writer.close()
+        #expect(server.stop() == 0)
+        let pilots = try await server.serverPilots()
+        #expect(pilots.revisions["w"] == Array(1...(offset + 1)))
+        let reopened = try server.deviceStore("c")
+        #expect(try await SyncedServer.difference(device: reopened, from: pilots) == nil)
+        await reopened.close()
+    }
+}

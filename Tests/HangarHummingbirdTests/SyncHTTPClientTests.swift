@@ -1,0 +1,134 @@
+import AsyncHTTPClient
+import Foundation
+import Hangar
+import HangarHummingbird
+import HangarSQLite
+import HangarSync
+import HangarSyncHTTPClient
+import Hummingbird
+import HummingbirdTesting
+import PilotModels
+import Testing
+
+/// `AsyncHTTPSyncTransport` against `HangarSyncRoutes` served on a real loopback port (HummingbirdTesting's
+/// `.live`), over real SQLite stores: a sync both ways, the event stream, the token, and each error the binding
+/// maps.
+struct SyncHTTPClientTests {
+    /// The server's store and the device's, SQLite files in a folder of the test's own.
+    struct World {
+        let directory: String
+        let server: SQLiteStore
+        let device: SQLiteStore
+
+        init() throws {
+            directory = NSTemporaryDirectory() + "hangar-synchttp-\(UUID().uuidString)"
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            server = try SQLiteStore(path: directory + "/server.sqlite", store: Self.configuration())
+            device = try SQLiteStore(path: directory + "/device.sqlite", store: Self.configuration())
+        }
+
+        static func configuration() -> StoreConfiguration {
+            var configuration = StoreConfiguration()
+            configuration.registry = .pilots
+            configuration.collections[Pilot.collection] = CollectionOptions(history: .keepAll, format: Pilot.format)
+            return configuration
+        }
+
+        func close() async {
+            await server.close()
+            await device.close()
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+    }
+
+    /// Answers 401 (Hummingbird's JSON error body) to a request without `Authorization: Bearer secret`.
+    struct RequireToken<Context: RequestContext>: RouterMiddleware {
+        func handle(
+            _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+        ) async throws -> Response {
+            guard request.headers[.authorization] == "Bearer secret" else {
+                throw HTTPError(.unauthorized, message: "no token")
+            }
+            return try await next(request, context)
+        }
+    }
+
+    /// The routes of `world`'s server store on a free loopback port; `body` gets the base URL.
+    static func serving(_ world: World, _ body: @Sendable (URL) async throws -> Void) async throws {
+        let router = Router()
+        router.add(middleware: RequireToken())
+        HangarSyncRoutes(server: SyncServer(store: world.server), collections: [Pilot.collection])
+            .addRoutes(to: router)
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            try await body(try #require(URL(string: "http://127.0.0.1:\(port)")))
+        }
+    }
+
+    @Test func aReplicaSyncsBothWaysAndFollowsTheEventStream() async throws {
+        let world = try World()
+        try await Self.serving(world) { base in
+            try await AsyncHTTPSyncTransport.withTransport(baseURL: base, token: "secret") { transport in
+                let replica = SyncReplica(store: world.device, transport: transport)
+                try await world.device.write { writer in
+                    try writer.save(Pilot(name: "Ada"), key: "ada")
+                    try writer.save(Pilot(name: "Bo"), key: "bo")
+                }
+                let first = try await replica.sync(Pilot.collection)
+                #expect(first.pushed == 2 && first.pulled == 0)
+                #expect(try await world.server.load(Pilot.self, key: "ada")?.value.name == "Ada")
+
+                // A notice for a commit on the server, then a pull brings it.
+                let checkpoint = try await transport.snapshot(of: Pilot.collection).checkpoint
+                let notices = try await transport.notices(of: Pilot.collection, after: checkpoint)
+                try await world.server.write { try $0.save(Pilot(name: "Cy"), key: "cy") }
+                var iterator = notices.makeAsyncIterator()
+                let notice = try await iterator.next()
+                #expect((notice?.sequence ?? 0) > checkpoint.through)
+                let second = try await replica.sync(Pilot.collection)
+                #expect(second.pulled == 1 && second.pushed == 0)
+                #expect(try await world.device.load(Pilot.self, key: "cy")?.value.name == "Cy")
+            }
+        }
+        await world.close()
+    }
+
+    @Test func eachFailureIsTheErrorTheBindingNames() async throws {
+        let world = try World()
+        try await Self.serving(world) { base in
+            try await AsyncHTTPSyncTransport.withTransport(baseURL: base, token: "secret") { transport in
+                let unknown = await #expect(throws: SyncError.self) { try await transport.snapshot(of: "hangars") }
+                #expect(unknown?.code == .refused)
+                #expect(unknown?.message == "the server answered 404: No collection \"hangars\" syncs here")
+
+                let current = try await transport.snapshot(of: Pilot.collection).checkpoint
+                var other = current
+                other.storeID = "another store"
+                let moved = await #expect(throws: SyncError.self) {
+                    try await transport.pull(Pilot.collection, after: other)
+                }
+                #expect(moved?.code == .historyChanged)
+                let movedStream = await #expect(throws: SyncError.self) {
+                    _ = try await transport.notices(of: Pilot.collection, after: other)
+                }
+                #expect(movedStream?.code == .historyChanged)
+            }
+            // Without the token (a client passed in, which the transport leaves running).
+            let anonymous = AsyncHTTPSyncTransport(baseURL: base, client: HTTPClient.shared)
+            let refused = await #expect(throws: SyncError.self) { try await anonymous.snapshot(of: Pilot.collection) }
+            #expect(refused?.code == .refused && refused?.message == "the server answered 401: no token")
+            try await anonymous.shutdown()
+        }
+        // Nothing listens there any more.
+        try await AsyncHTTPSyncTransport.withTransport(
+            baseURL: try #require(URL(string: "http://127.0.0.1:1")), timeout: .seconds(5)
+        ) { transport in
+            let unreachable = await #expect(throws: SyncError.self) {
+                try await transport.snapshot(of: Pilot.collection)
+            }
+            #expect(unreachable?.code == .unreachable)
+        }
+        await world.close()
+    }
+}
