@@ -29,10 +29,14 @@ public struct AsyncHTTPSyncTransport: SyncTransport {
     /// Whether ``shutdown()`` shuts ``client`` down (this transport made it).
     let ownsClient: Bool
 
-    /// A transport to `baseURL` with an `HTTPClient` of its own: call ``shutdown()`` once done.
+    /// A transport to `baseURL` with an `HTTPClient` of its own: call ``shutdown()`` once done. A connection
+    /// refused fails its request at once (the client does not retry it until the connect timeout).
     public init(baseURL: URL, token: String? = nil, timeout: Duration = .seconds(60)) {
         var configuration = HTTPClient.Configuration()
         configuration.timeout = HTTPClient.Configuration.Timeout(connect: Self.amount(min(timeout, .seconds(10))))
+        // A refused connection fails the request at once, as URLSession's does: the replica's passes are what
+        // retries (`follow` with its backoff, or the app's next sync), not each request for the connect timeout.
+        configuration.connectionPool.retryConnectionEstablishment = false
         self.init(
             baseURL: baseURL, token: token, timeout: timeout, client: HTTPClient(configuration: configuration),
             owned: true)

@@ -2,6 +2,7 @@ import Foundation
 import Hangar
 import HangarSQLite
 import HangarSync
+import HangarTestSupport
 import PilotModels
 import Testing
 
@@ -77,5 +78,39 @@ import Testing
         let reopened = try server.deviceStore("c")
         #expect(try await SyncedServer.difference(device: reopened, from: pilots) == nil)
         await reopened.close()
+    }
+
+    /// `hangar db sync` whose push answer is cut inside its head: one line `hangar: …` and exit status 1 (not a
+    /// signal), and the next run pushes nothing twice.
+    @Test func theCommandSurvivesAPushAnswerCutInsideItsHead() async throws {
+        guard let hangar = PilotsSyncTests.hangar else {
+            print("SKIPPED theCommandSurvivesAPushAnswerCutInsideItsHead: no hangar command built")
+            return
+        }
+        let server = try SyncedServer(.sqlite, label: "head-command")
+        defer { server.stop() }
+        let arguments = [
+            "db", "sync", "--db", server.directory.path + "/c.sqlite", "--remote", server.proxyURL.absoluteString,
+            "pilots",
+        ]
+        let first = try ProcessRunner.run(hangar, arguments)
+        #expect(first.stdout == "synced pilots: pulled 0, pushed 0, conflicts 0\n", "\(first.stderr)")
+        let headLength = try #require(server.proxy.lastHeadLength)
+        for (round, offset) in [0, 1, 9, 16, headLength / 2, headLength - 1].enumerated() {
+            let device = try server.deviceStore("c")
+            try await device.write { try $0.save(Pilot(name: "C\(round)"), key: "c", expectedRevision: nil) }
+            await device.close()
+            server.proxy.inject(.pass)
+            server.proxy.inject(.cutHead(atByte: offset))
+            let cut = try ProcessRunner.run(hangar, arguments)
+            #expect(
+                !cut.signaled && cut.status == 1 && cut.stdout.isEmpty, "offset \(offset): \(cut.status) \(cut.stderr)")
+            #expect(cut.stderr.hasPrefix("hangar: ") && cut.stderr.split(separator: "\n").count == 1, "\(cut.stderr)")
+            let retried = try ProcessRunner.run(hangar, arguments)
+            #expect(retried.stdout == "synced pilots: pulled 0, pushed 1, conflicts 0\n", "\(retried.stderr)")
+        }
+        #expect(server.stop() == 0)
+        let pilots = try await server.serverPilots()
+        #expect(pilots.revisions["c"] == Array(1...6), "\(pilots.revisions)")
     }
 }
