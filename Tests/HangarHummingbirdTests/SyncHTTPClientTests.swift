@@ -53,12 +53,34 @@ struct SyncHTTPClientTests {
         }
     }
 
-    /// The routes of `world`'s server store on a free loopback port; `body` gets the base URL.
+    /// The two HTTP clients, which must behave alike.
+    enum Client: String, CaseIterable, Sendable {
+        case urlSession
+        case asyncHTTPClient
+
+        /// Runs `body` with a transport of this kind to `base` (its own client shut down after).
+        func withTransport(
+            _ base: URL, token: String? = "secret", timeout: Duration = .seconds(30),
+            _ body: (any SyncTransport) async throws -> Void
+        ) async throws {
+            switch self {
+            case .urlSession:
+                let seconds = Double(timeout.components.seconds)
+                try await body(HTTPSyncTransport(baseURL: base, token: token, timeout: seconds))
+            case .asyncHTTPClient:
+                try await AsyncHTTPSyncTransport.withTransport(baseURL: base, token: token, timeout: timeout, body)
+            }
+        }
+    }
+
+    /// The routes of `world`'s server store on a free loopback port (push bodies up to 64 KiB); `body` gets the
+    /// base URL.
     static func serving(_ world: World, _ body: @Sendable (URL) async throws -> Void) async throws {
         let router = Router()
         router.add(middleware: RequireToken())
-        HangarSyncRoutes(server: SyncServer(store: world.server), collections: [Pilot.collection])
-            .addRoutes(to: router)
+        HangarSyncRoutes(
+            server: SyncServer(store: world.server), collections: [Pilot.collection], maximumBodySize: 64 << 10
+        ).addRoutes(to: router)
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await app.test(.live) { client in
             let port = try #require(client.port)
@@ -66,10 +88,11 @@ struct SyncHTTPClientTests {
         }
     }
 
-    @Test func aReplicaSyncsBothWaysAndFollowsTheEventStream() async throws {
+    @Test(arguments: Client.allCases)
+    func aReplicaSyncsBothWaysAndFollowsTheEventStream(client: Client) async throws {
         let world = try World()
         try await Self.serving(world) { base in
-            try await AsyncHTTPSyncTransport.withTransport(baseURL: base, token: "secret") { transport in
+            try await client.withTransport(base) { transport in
                 let replica = SyncReplica(store: world.device, transport: transport)
                 try await world.device.write { writer in
                     try writer.save(Pilot(name: "Ada"), key: "ada")
@@ -94,16 +117,25 @@ struct SyncHTTPClientTests {
         await world.close()
     }
 
-    @Test func eachFailureIsTheErrorTheBindingNames() async throws {
+    @Test(arguments: Client.allCases)
+    func eachFailureIsTheErrorTheBindingNames(client: Client) async throws {
         let world = try World()
         try await Self.serving(world) { base in
-            try await AsyncHTTPSyncTransport.withTransport(baseURL: base, token: "secret") { transport in
+            try await client.withTransport(base) { transport in
                 let unknown = await #expect(throws: SyncError.self) { try await transport.snapshot(of: "hangars") }
                 #expect(unknown?.code == .refused)
                 #expect(unknown?.message == "the server answered 404: No collection \"hangars\" syncs here")
 
-                let current = try await transport.snapshot(of: Pilot.collection).checkpoint
-                var other = current
+                let large = SyncPush(
+                    clientID: "c",
+                    mutations: [SyncMutation(id: 1, key: "k", base: 0, body: Array(repeating: 7, count: 70_000))])
+                let tooLarge = await #expect(throws: SyncError.self) {
+                    try await transport.push(large, to: Pilot.collection)
+                }
+                #expect(tooLarge?.code == .refused)
+                #expect(tooLarge?.message == "the server answered 413: The body is larger than 65536 bytes")
+
+                var other = try await transport.snapshot(of: Pilot.collection).checkpoint
                 other.storeID = "another store"
                 let moved = await #expect(throws: SyncError.self) {
                     try await transport.pull(Pilot.collection, after: other)
@@ -114,20 +146,34 @@ struct SyncHTTPClientTests {
                 }
                 #expect(movedStream?.code == .historyChanged)
             }
-            // Without the token (a client passed in, which the transport leaves running).
-            let anonymous = AsyncHTTPSyncTransport(baseURL: base, client: HTTPClient.shared)
-            let refused = await #expect(throws: SyncError.self) { try await anonymous.snapshot(of: Pilot.collection) }
-            #expect(refused?.code == .refused && refused?.message == "the server answered 401: no token")
-            try await anonymous.shutdown()
+            try await client.withTransport(base, token: nil) { anonymous in
+                let refused = await #expect(throws: SyncError.self) {
+                    try await anonymous.snapshot(of: Pilot.collection)
+                }
+                #expect(refused?.code == .refused && refused?.message == "the server answered 401: no token")
+            }
         }
         // Nothing listens there any more.
-        try await AsyncHTTPSyncTransport.withTransport(
-            baseURL: try #require(URL(string: "http://127.0.0.1:1")), timeout: .seconds(5)
-        ) { transport in
-            let unreachable = await #expect(throws: SyncError.self) {
-                try await transport.snapshot(of: Pilot.collection)
-            }
+        try await client.withTransport(try #require(URL(string: "http://127.0.0.1:1")), timeout: .seconds(5)) {
+            nowhere in
+            let unreachable = await #expect(throws: SyncError.self) { try await nowhere.snapshot(of: Pilot.collection) }
             #expect(unreachable?.code == .unreachable)
+        }
+        await world.close()
+    }
+
+    /// A client passed in is the app's: the transport uses it and leaves it running.
+    @Test func aClientPassedInIsLeftRunning() async throws {
+        let world = try World()
+        try await Self.serving(world) { base in
+            let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+            let transport = AsyncHTTPSyncTransport(baseURL: base, token: "secret", client: client)
+            #expect(try await transport.snapshot(of: Pilot.collection).items.isEmpty)
+            try await transport.shutdown()
+            #expect(try await transport.snapshot(of: Pilot.collection).isSnapshot)
+            try await client.shutdown()
+            let closed = await #expect(throws: SyncError.self) { try await transport.snapshot(of: Pilot.collection) }
+            #expect(closed?.code == .unreachable)
         }
         await world.close()
     }

@@ -24,7 +24,8 @@ import Testing
         #expect(headLength > "HTTP/1.1 200 OK\r\n\r\n".utf8.count)
         var offset = 0
         while offset < headLength {
-            try await device.write { try $0.save(Pilot(name: "P\(offset + 1)"), key: "p", expectedRevision: nil) }
+            let name = "P\(offset + 1)"
+            try await device.write { try $0.save(Pilot(name: name), key: "p", expectedRevision: nil) }
             server.proxy.inject(.pass)
             server.proxy.inject(.cutHead(atByte: offset))
             let cut = await #expect(throws: SyncError.self) { try await replica.sync(Pilot.collection) }
@@ -59,7 +60,8 @@ import Testing
         var headLength = 120
         var offset = 0
         while offset < headLength {
-            try await writer.write { try $0.save(Pilot(name: "W\(offset + 1)"), key: "w", expectedRevision: nil) }
+            let name = "W\(offset + 1)"
+            try await writer.write { try $0.save(Pilot(name: name), key: "w", expectedRevision: nil) }
             #expect(try await direct.sync(Pilot.collection).pushed == 1)
             let before = try await PilotsSyncFaultTests.bytes(of: device)
             server.proxy.inject(.cutHead(atByte: offset))
