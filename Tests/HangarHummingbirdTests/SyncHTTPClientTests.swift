@@ -61,26 +61,38 @@ struct SyncHTTPClientTests {
         /// Runs `body` with a transport of this kind to `base` (its own client shut down after).
         func withTransport(
             _ base: URL, token: String? = "secret", timeout: Duration = .seconds(30),
-            _ body: (any SyncTransport) async throws -> Void
+            eventTimeout: Duration = .seconds(45), _ body: (any SyncTransport) async throws -> Void
         ) async throws {
             switch self {
             case .urlSession:
-                let seconds = Double(timeout.components.seconds)
-                try await body(HTTPSyncTransport(baseURL: base, token: token, timeout: seconds))
+                var transport = HTTPSyncTransport(baseURL: base, token: token, timeout: Self.seconds(timeout))
+                transport.eventTimeout = Self.seconds(eventTimeout)
+                try await body(transport)
             case .asyncHTTPClient:
-                try await AsyncHTTPSyncTransport.withTransport(baseURL: base, token: token, timeout: timeout, body)
+                try await AsyncHTTPSyncTransport.withTransport(baseURL: base, token: token, timeout: timeout) {
+                    var transport = $0
+                    transport.eventTimeout = eventTimeout
+                    try await body(transport)
+                }
             }
+        }
+
+        static func seconds(_ duration: Duration) -> TimeInterval {
+            Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
         }
     }
 
     /// The routes of `world`'s server store on a free loopback port (push bodies up to 64 KiB); `body` gets the
-    /// base URL.
-    static func serving(_ world: World, _ body: @Sendable (URL) async throws -> Void) async throws {
+    /// base URL. The event stream's keep-alives come every `heartbeat`.
+    static func serving(
+        _ world: World, heartbeat: Duration = .seconds(15), _ body: @Sendable (URL) async throws -> Void
+    ) async throws {
         let router = Router()
         router.add(middleware: RequireToken())
-        HangarSyncRoutes(
-            server: SyncServer(store: world.server), collections: [Pilot.collection], maximumBodySize: 64 << 10
-        ).addRoutes(to: router)
+        var routes = HangarSyncRoutes(
+            server: SyncServer(store: world.server), collections: [Pilot.collection], maximumBodySize: 64 << 10)
+        routes.eventHeartbeat = heartbeat
+        routes.addRoutes(to: router)
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await app.test(.live) { client in
             let port = try #require(client.port)
@@ -158,6 +170,24 @@ struct SyncHTTPClientTests {
             nowhere in
             let unreachable = await #expect(throws: SyncError.self) { try await nowhere.snapshot(of: Pilot.collection) }
             #expect(unreachable?.code == .unreachable)
+        }
+        await world.close()
+    }
+
+    /// An event stream that sends nothing for longer than `eventTimeout` (keep-alives every 30 s here) ends as
+    /// lost, so a follower reconnects. (async-http-client only: with URLSession on Linux and so short an
+    /// `eventTimeout`, opening the stream itself timed out here.)
+    @Test func aSilentEventStreamCountsAsLost() async throws {
+        let world = try World()
+        try await Self.serving(world, heartbeat: .seconds(30)) { base in
+            try await Client.asyncHTTPClient.withTransport(base, eventTimeout: .milliseconds(700)) { transport in
+                let checkpoint = try await transport.snapshot(of: Pilot.collection).checkpoint
+                let notices = try await transport.notices(of: Pilot.collection, after: checkpoint)
+                let lost = await #expect(throws: SyncError.self) {
+                    for try await _ in notices {}
+                }
+                #expect(lost?.code == .unreachable)
+            }
         }
         await world.close()
     }
