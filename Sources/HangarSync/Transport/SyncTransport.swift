@@ -1,5 +1,7 @@
-/// How a client reaches a sync server: the three requests of the protocol. ``HTTPSyncTransport`` speaks HTTP;
-/// ``LocalSyncTransport`` calls a ``SyncServer`` in the same process.
+/// How a client reaches a sync server: the three requests of the protocol and its live notices.
+/// ``HTTPSyncTransport`` speaks HTTP with URLSession (Apple platforms), `AsyncHTTPSyncTransport` (the
+/// `HangarSyncHTTPClient` product) with async-http-client (Linux); ``LocalSyncTransport`` calls a ``SyncServer`` in
+/// the same process.
 public protocol SyncTransport: Sendable {
     /// The changes of `collection` after `checkpoint`; ``SyncError/Code/resyncNeeded`` when it cannot be continued.
     func pull(_ collection: String, after checkpoint: SyncCheckpoint) async throws -> SyncBatch
