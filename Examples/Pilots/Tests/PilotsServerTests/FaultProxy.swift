@@ -60,6 +60,7 @@ final class FaultProxy: @unchecked Sendable {
     private let hanging = Mutex<[Int32]>([])
     private let released = Mutex(0)
     private let headLength = Mutex<Int?>(nil)
+    private let streamCuts = Mutex<[Int]>([])
 
     /// A proxy on a free loopback port to the server at `127.0.0.1:serverPort`.
     init(serverPort: UInt16) throws {
@@ -94,6 +95,13 @@ final class FaultProxy: @unchecked Sendable {
         }
         return true
     }
+
+    /// The next event stream is cut after `bytes` bytes in all, head included (inside its head when fewer than
+    /// it), whatever ``inject(_:)`` queued for other requests.
+    func cutNextStream(afterBytes bytes: Int) { streamCuts.withLock { $0.append(bytes) } }
+
+    /// How many cuts of ``cutNextStream(afterBytes:)`` no event stream has met yet.
+    var pendingStreamCuts: Int { streamCuts.withLock { $0.count } }
 
     /// The length of the head (status line and headers, with the blank line) of the last answer the server
     /// gave through the proxy (event streams aside), as the client gets it.
@@ -206,6 +214,10 @@ final class FaultProxy: @unchecked Sendable {
     private func serve(_ client: Int32) {
         defer { _ = closeDescriptor(client) }
         guard let request = Self.readMessage(client, isRequest: true) else { return }
+        if Self.isEventStream(request), let cut = streamCuts.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
+            relayStream(request, to: client, cutAfter: cut)
+            return
+        }
         let fault = faults.withLock { $0.isEmpty ? nil : $0.removeFirst() }
         if Self.isEventStream(request) {
             if case .cutAnswer(let bytes) = fault {

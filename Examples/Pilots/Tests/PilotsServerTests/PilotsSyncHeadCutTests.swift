@@ -119,4 +119,48 @@ import Testing
         let pilots = try await server.serverPilots()
         #expect(pilots.revisions["c"] == Array(1...offset), "\(pilots.revisions)")
     }
+
+    /// A follower whose event stream is cut after 0, 1, 2, … 239 bytes, through its head (about 160 bytes) and its
+    /// opening comment: each time it reconnects (it never gives up), and it ends with every document once, without
+    /// a resync.
+    @Test func aFollowerWhoseEventStreamIsCutAnywhereInItsHeadMissesNothing() async throws {
+        let server = try SyncedServer(.sqlite, label: "head-events")
+        defer { server.stop() }
+        let writer = try server.deviceStore("writer")
+        let follower = try server.deviceStore("follower")
+        let writing = server.replica(writer, direct: true)
+        var following = server.replica(follower)
+        following.followRetryDelay = .milliseconds(10)
+        following.followLongestRetryDelay = .milliseconds(100)
+        let passes = PassLog()
+        let task = Task { [following] in try await following.follow(Pilot.collection) { passes.add($0) } }
+        var written = 0
+        func write() async throws {
+            written += 1
+            let key = "p\(written)"
+            try await writer.write { try $0.save(Pilot(name: key), key: key) }
+            #expect(try await writing.sync(Pilot.collection).pushed == 1)
+        }
+        try await write()
+        #expect(
+            try await PilotsSyncLiveTests.eventually { try await PilotsSyncLiveTests.pilots(of: follower).count == 1 })
+        for cut in 0..<240 {
+            server.proxy.cutNextStream(afterBytes: cut)
+            server.proxy.cutStreams()
+            #expect(try await PilotsSyncLiveTests.eventually { server.proxy.pendingStreamCuts == 0 }, "cut \(cut)")
+            try await write()
+            let count = written
+            #expect(
+                try await PilotsSyncLiveTests.eventually {
+                    try await PilotsSyncLiveTests.pilots(of: follower).count == count
+                }, "cut \(cut)")
+        }
+        task.cancel()
+        try await task.value
+        let local = try await PilotsSyncLiveTests.pilots(of: follower)
+        #expect(local.count == written && local.values.allSatisfy { $0.revision == 1 })
+        #expect(!passes.resynced)
+        await writer.close()
+        await follower.close()
+    }
 }
