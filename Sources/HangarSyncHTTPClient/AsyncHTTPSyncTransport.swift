@@ -29,8 +29,9 @@ public struct AsyncHTTPSyncTransport: SyncTransport {
     /// Whether ``shutdown()`` shuts ``client`` down (this transport made it).
     let ownsClient: Bool
 
-    /// A transport to `baseURL` with an `HTTPClient` of its own: call ``shutdown()`` once done. A connection
-    /// refused fails its request at once (the client does not retry it until the connect timeout).
+    /// A transport to `baseURL` with an `HTTPClient` of its own: call ``shutdown()`` once done (a debug build
+    /// traps when such a client is released running). A connection refused fails its request at once (the
+    /// client does not retry it until the connect timeout).
     public init(baseURL: URL, token: String? = nil, timeout: Duration = .seconds(60)) {
         var configuration = HTTPClient.Configuration()
         configuration.timeout = HTTPClient.Configuration.Timeout(connect: Self.amount(min(timeout, .seconds(10))))
