@@ -56,7 +56,8 @@ let package = Package(
         // 3 or 4: jwt-kit 5.8 needs swift-crypto 4.
         .package(url: "https://github.com/apple/swift-crypto.git", "3.0.0"..<"5.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.0.0"),
-        // Hummingbird's own dependencies, named for the 431 handler and the tests' requests.
+        // Hummingbird's and async-http-client's own dependencies, named for the 431 handler, the tests' requests
+        // and the byte buffers `HangarSyncHTTPClient` uses.
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.34.1"),
@@ -162,6 +163,8 @@ let package = Package(
                 "HangarSync", "Hangar",
                 .product(
                     name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["HTTPClient"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["HTTPClient"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["HTTPClient"])),
             ],
             swiftSettings: strictSettings
         ),
@@ -273,6 +276,10 @@ let package = Package(
             dependencies: [
                 "HangarHummingbird", "HangarSync", "Hangar", "HangarSQLite", "PropertyList", "PilotModels",
                 "HangarTestSupport",
+                // AsyncHTTPSyncTransport against these routes on a live port (SyncHTTP*Tests.swift).
+                "HangarSyncHTTPClient",
+                .product(
+                    name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["HTTPClient"])),
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
                 .product(
                     name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),

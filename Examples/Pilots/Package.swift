@@ -36,6 +36,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         // Bearer tokens (HS256 JWTs) of `pilots-server --auth-key`.
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
+        // The sync tests' HTTP client (`HTTPClient.shared` under `AsyncHTTPSyncTransport`).
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.21.0"),
     ],
     targets: [
         // `swift run pilots`: the Pilots example as a tour of the whole library (public API only), on SQLite or, with
@@ -116,6 +118,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: strictSettings
         ),

@@ -18,7 +18,7 @@ extension HangarSyncRoutes {
     {
         let heartbeat = eventHeartbeat
         let body = ResponseBody { writer in
-            try await writer.write(ByteBuffer(string: ": following changes after \(checkpoint.through)\n\n"))
+            try await writer.write(ByteBuffer(string: SyncHTTP.eventStreamOpening(after: checkpoint)))
             let (texts, sink) = AsyncStream.makeStream(of: String?.self)
             try await withGracefulShutdownHandler {
                 try await request.body.consumeWithInboundCloseHandler { _ in
@@ -26,13 +26,13 @@ extension HangarSyncRoutes {
                         tasks.addTask {
                             do {
                                 for try await notice in notices {
-                                    sink.yield("id: \(notice.sequence)\nevent: change\ndata: \(notice.sequence)\n\n")
+                                    sink.yield(SyncHTTP.event(notice))
                                 }
                             } catch {}
                             sink.yield(nil)
                         }
                         tasks.addTask {
-                            while (try? await Task.sleep(for: heartbeat)) != nil { sink.yield(": keep-alive\n\n") }
+                            while (try? await Task.sleep(for: heartbeat)) != nil { sink.yield(SyncHTTP.keepAlive) }
                         }
                         for await text in texts {
                             guard let text else { break }
@@ -49,6 +49,6 @@ extension HangarSyncRoutes {
             try await writer.finish(nil)
         }
         return Response(
-            status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"], body: body)
+            status: .ok, headers: [.contentType: SyncHTTP.eventStreamMediaType, .cacheControl: "no-cache"], body: body)
     }
 }

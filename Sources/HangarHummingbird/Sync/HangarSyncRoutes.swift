@@ -15,8 +15,9 @@ import PropertyList
 ///   collection in the user's scope after the checkpoint (`id`: its sequence), keep-alive comments between; the
 ///   same 410 answers as `changes` before the stream starts. A notice carries no data: the client pulls.
 ///
-/// Bodies are binary property lists (`application/x-plist`); an error answers `{reason}` in one. A collection
-/// not mounted is 404. Store errors are thrown as they are (the app's error middleware answers them).
+/// Bodies are binary property lists (`application/x-plist`); an error answers `{reason, cause?}` in one, with the
+/// status ``HangarSync/SyncHTTP`` maps its code to. A collection not mounted is 404. Store errors are thrown as
+/// they are (the app's error middleware answers them).
 public struct HangarSyncRoutes<Store: DocumentStore>: Sendable {
     /// The server logic.
     public let server: SyncServer<Store>
@@ -41,10 +42,10 @@ public struct HangarSyncRoutes<Store: DocumentStore>: Sendable {
 
     /// Adds the routes to `router`.
     public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
-        router.get("sync/:collection/changes") { request, context in
+        router.get(RouterPath(SyncHTTP.path(.changes, collection: ":collection"))) { request, context in
             try await answer { try await changes(request, collection: try context.parameters.require("collection")) }
         }
-        router.get("sync/:collection/events") { request, context in
+        router.get(RouterPath(SyncHTTP.path(.events, collection: ":collection"))) { request, context in
             try await respond {
                 let collection = try mounted(try context.parameters.require("collection"))
                 let checkpoint = try Self.checkpoint(of: request)
@@ -53,13 +54,13 @@ public struct HangarSyncRoutes<Store: DocumentStore>: Sendable {
                     request: request)
             }
         }
-        router.get("sync/:collection/snapshot") { _, context in
+        router.get(RouterPath(SyncHTTP.path(.snapshot, collection: ":collection"))) { _, context in
             try await answer {
                 let collection = try mounted(try context.parameters.require("collection"))
                 return SyncWire.encode(try await server.snapshot(of: collection, user: user()))
             }
         }
-        router.post("sync/:collection/push") { request, context in
+        router.post(RouterPath(SyncHTTP.path(.push, collection: ":collection"))) { request, context in
             try await answer {
                 let collection = try mounted(try context.parameters.require("collection"))
                 let push = try SyncWire.push(try SyncWire.value(try await body(of: request), code: .invalidRequest))
@@ -73,24 +74,18 @@ public struct HangarSyncRoutes<Store: DocumentStore>: Sendable {
         return SyncWire.encode(try await server.pull(collection, after: try Self.checkpoint(of: request), user: user()))
     }
 
-    /// The checkpoint of a `changes` or `events` query; 400 without `since`, `store` and `epoch`.
+    /// The checkpoint of a `changes` or `events` query (``HangarSync/SyncHTTP/checkpoint(query:)``).
     static func checkpoint(of request: Request) throws(SyncError) -> SyncCheckpoint {
         let query = request.uri.queryParameters
-        guard let since = query.get("since").flatMap({ Int($0) }), since >= 0, let storeID = query.get("store"),
-            let epoch = query.get("epoch")
-        else {
-            throw SyncError(.invalidRequest, "changes needs since (an integer), store and epoch", status: 400)
-        }
-        let acknowledged = query.get("acknowledged").flatMap { Int($0) } ?? 0
-        return SyncCheckpoint(
-            storeID: storeID, epoch: epoch, through: since, mark: query.get("mark") ?? "", acknowledged: acknowledged,
-            acknowledgedMark: query.get("acknowledgedMark") ?? "")
+        return try SyncHTTP.checkpoint { query.get($0) }
     }
 
+    /// The collection a path's segment names, percent-decoded (400 when it cannot be), when it is served here
+    /// (compared by bytes); ``HangarSync/SyncError/Code/notFound`` (404) otherwise.
     func mounted(_ segment: String) throws -> String {
         let collection = try PathSegment.decoded(segment, what: "collection")
         guard collections.contains(where: { $0.hasSameBytes(as: collection) }) else {
-            throw SyncError(.invalidRequest, "No collection \"\(collection)\" syncs here", status: 404)
+            throw SyncError(.notFound, "No collection \"\(collection)\" syncs here")
         }
         return collection
     }
@@ -99,7 +94,7 @@ public struct HangarSyncRoutes<Store: DocumentStore>: Sendable {
         do {
             return Array(try await request.body.collect(upTo: maximumBodySize).readableBytesView)
         } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
-            throw SyncError(.invalidRequest, "The body is larger than \(maximumBodySize) bytes", status: 413)
+            throw SyncError(.tooLarge, "The body is larger than \(maximumBodySize) bytes")
         }
     }
 
@@ -113,19 +108,8 @@ public struct HangarSyncRoutes<Store: DocumentStore>: Sendable {
         do {
             return try await body()
         } catch let error as SyncError {
-            let status: HTTPResponse.Status
-            var body: PropertyList.Dictionary = ["reason": .string(error.message)]
-            switch error.code {
-            case .resyncNeeded:
-                status = .gone
-                body["cause"] = "pruned"
-            case .historyChanged:
-                status = .gone
-                body["cause"] = "history"
-            case .invalidRequest: status = HTTPResponse.Status(code: error.status ?? 400)
-            default: status = .internalServerError
-            }
-            return try Self.respond(status, .dictionary(body))
+            return try Self.respond(
+                HTTPResponse.Status(code: SyncHTTP.status(of: error.code)), SyncHTTP.errorBody(error))
         }
     }
 

@@ -99,7 +99,7 @@ extension SyncReplica {
     static func isWorthRetrying(_ error: any Error) -> Bool {
         guard let error = error as? SyncError else { return !(error is CancellationError) }
         switch error.code {
-        case .refused, .invalidRequest, .malformedAnswer: return false
+        case .refused, .invalidRequest, .notFound, .tooLarge, .malformedAnswer: return false
         case .unreachable, .serverFailed, .resyncNeeded, .historyChanged: return true
         }
     }

@@ -20,7 +20,7 @@ extension SyncServer {
         // By bytes: `"/\u{301}"` is one Character, which `String.contains("/")` would not find.
         guard !push.clientID.isEmpty, !push.clientID.utf8.contains(UInt8(ascii: "/")), !push.clientID.utf8.contains(0)
         else {
-            throw SyncError(.invalidRequest, "The client id must be non-empty text without \"/\"", status: 400)
+            throw SyncError(.invalidRequest, "The client id must be non-empty text without \"/\"")
         }
         // A user's answers are remembered apart from other users' (two users' client ids never meet).
         let client = user.map { "\($0.utf8.count):\($0)|\(push.clientID)" } ?? push.clientID

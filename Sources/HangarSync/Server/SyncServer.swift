@@ -146,21 +146,21 @@ public struct SyncServer<Store: DocumentStore>: Sendable {
     ) async throws -> Int {
         guard checkpoint.storeID.hasSameBytes(as: identity.storeID), checkpoint.epoch.hasSameBytes(as: identity.epoch)
         else {
-            throw SyncError(.historyChanged, "The checkpoint belongs to another store or epoch", status: 410)
+            throw SyncError(.historyChanged, "The checkpoint belongs to another store or epoch")
         }
         let last = try await reader.lastChangeSequence()
         guard checkpoint.through <= last else {
-            throw SyncError(.historyChanged, "The checkpoint is ahead of the store (restored?)", status: 410)
+            throw SyncError(.historyChanged, "The checkpoint is ahead of the store (restored?)")
         }
         guard try await mark(at: checkpoint.through, reader) == checkpoint.mark else {
-            throw SyncError(.historyChanged, "The store's history differs at the checkpoint", status: 410)
+            throw SyncError(.historyChanged, "The store's history differs at the checkpoint")
         }
         if checkpoint.acknowledged > checkpoint.through {
             guard checkpoint.acknowledged <= last,
                 try await mark(at: checkpoint.acknowledged, reader) == checkpoint.acknowledgedMark
             else {
                 throw SyncError(
-                    .historyChanged, "The store no longer holds this client's acknowledged writes", status: 410)
+                    .historyChanged, "The store no longer holds this client's acknowledged writes")
             }
         }
         return last
@@ -187,7 +187,7 @@ public struct SyncServer<Store: DocumentStore>: Sendable {
 
     static func checkSyncable(_ collection: String) throws(SyncError) {
         guard isSyncable(collection) else {
-            throw SyncError(.invalidRequest, "\"\(collection)\" is not a collection that syncs", status: 404)
+            throw SyncError(.notFound, "\"\(collection)\" is not a collection that syncs")
         }
     }
 
@@ -229,7 +229,7 @@ public struct SyncServer<Store: DocumentStore>: Sendable {
         switch result {
         case .success(let changes): return changes
         case .failure(let error) where error.code == .changesTooOld:
-            throw SyncError(.resyncNeeded, "Changes after the checkpoint are no longer kept", status: 410)
+            throw SyncError(.resyncNeeded, "Changes after the checkpoint are no longer kept")
         case .failure(let error): throw error
         }
     }

@@ -17,8 +17,8 @@ extension HTTPSyncTransport {
     public func notices(of collection: String, after checkpoint: SyncCheckpoint) async throws
         -> AsyncThrowingStream<SyncNotice, any Error>
     {
-        var request = try request("GET", collection, "events", query: Self.query(checkpoint))
-        request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
+        var request = try request(.events, collection, after: checkpoint)
+        request.setValue(SyncHTTP.eventStreamMediaType, forHTTPHeaderField: "Accept")
         request.timeoutInterval = eventTimeout
         let (notices, sink) = AsyncThrowingStream.makeStream(of: SyncNotice.self)
         let reader = EventStreamReader(sink: sink, server: baseURL.absoluteString)
@@ -42,13 +42,14 @@ extension HTTPSyncTransport {
     }
 }
 
-/// Reads one event stream's bytes as they come: the first chunk of a 200 answer opens it, each `change` event
-/// (its `id` the sequence) is a ``SyncNotice``, comments (keep-alives) are skipped; an answer of another status is
-/// collected and thrown as the status means.
+/// Reads one event stream's bytes as they come: the first chunk of a 200 answer opens it, and its events are
+/// read by ``SyncHTTP/EventParser``; an answer of another status is collected and thrown as the status means.
 final class EventStreamReader: NSObject, URLSessionDataDelegate, Sendable {
     struct State {
         var opened: CheckedContinuation<Void, any Error>?
-        var buffer: [UInt8] = []
+        var parser = SyncHTTP.EventParser()
+        /// The body of an answer that is not 200 (its error).
+        var body: [UInt8] = []
         var status = 0
     }
 
@@ -68,30 +69,42 @@ final class EventStreamReader: NSObject, URLSessionDataDelegate, Sendable {
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let status = (dataTask.response as? HTTPURLResponse)?.statusCode ?? 0
-        let (opened, notices) = state.withLock { state -> (CheckedContinuation<Void, any Error>?, [SyncNotice]) in
+        let read = state.withLock { state -> (CheckedContinuation<Void, any Error>?, Result<[SyncNotice], SyncError>) in
             state.status = status
-            state.buffer += data
-            guard status == 200 else { return (nil, []) }
+            guard status == 200 else {
+                state.body += data
+                return (nil, .success([]))
+            }
             let opened = state.opened
             state.opened = nil
-            return (opened, Self.events(&state.buffer))
+            do throws(SyncError) {
+                return (opened, .success(try state.parser.read(data)))
+            } catch {
+                return (opened, .failure(error))
+            }
         }
-        opened?.resume()
-        for notice in notices { sink.yield(notice) }
+        read.0?.resume()
+        switch read.1 {
+        case .success(let notices): for notice in notices { sink.yield(notice) }
+        case .failure(let error):
+            sink.finish(throwing: error)
+            // Not on the session's queue, where this runs: cancel() waits for it (see `notices(of:after:)`).
+            DispatchQueue.global().async { dataTask.cancel() }
+        }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let (opened, status, body) = state.withLock { state in
             let opened = state.opened
             state.opened = nil
-            return (opened, state.status, state.buffer)
+            return (opened, state.status, state.body)
         }
         let failure: SyncError?
         if let error {
             failure = SyncError(.unreachable, "\(server) does not answer: \(error.localizedDescription)")
         } else if status != 200 {
             let answered = status == 0 ? (task.response as? HTTPURLResponse)?.statusCode ?? 0 : status
-            failure = HTTPSyncTransport.error(status: answered, body)
+            failure = SyncHTTP.error(status: answered, body: body)
         } else {
             failure = nil
         }
@@ -102,45 +115,5 @@ final class EventStreamReader: NSObject, URLSessionDataDelegate, Sendable {
             sink.finish(throwing: failure)
         }
         session.finishTasksAndInvalidate()
-    }
-
-    /// Takes the complete events (each ends with a blank line) off the front of `buffer`; the notices among them.
-    static func events(_ buffer: inout [UInt8]) -> [SyncNotice] {
-        var notices: [SyncNotice] = []
-        var start = 0
-        var index = 0
-        while index + 1 < buffer.count {
-            let isEnd =
-                buffer[index] == UInt8(ascii: "\n")
-                && (buffer[index + 1] == UInt8(ascii: "\n")
-                    || (buffer[index + 1] == UInt8(ascii: "\r") && index + 2 < buffer.count
-                        && buffer[index + 2] == UInt8(ascii: "\n")))
-            guard isEnd else {
-                index += 1
-                continue
-            }
-            if let notice = notice(in: buffer[start..<index]) { notices.append(notice) }
-            index += buffer[index + 1] == UInt8(ascii: "\n") ? 2 : 3
-            start = index
-        }
-        buffer.removeFirst(start)
-        return notices
-    }
-
-    /// The notice one event's lines describe: `event: change` (or no event name) with a numeric `id`.
-    static func notice(in event: ArraySlice<UInt8>) -> SyncNotice? {
-        var id: Int?
-        var name = "message"
-        for line in String(decoding: event, as: UTF8.self).split(whereSeparator: { $0 == "\n" || $0 == "\r" }) {
-            guard !line.hasPrefix(":"), let colon = line.firstIndex(of: ":") else { continue }
-            let value = line[line.index(after: colon)...].drop { $0 == " " }
-            switch line[..<colon] {
-            case "id": id = Int(value)
-            case "event": name = String(value)
-            default: break
-            }
-        }
-        guard let id, name == "change" || name == "message" else { return nil }
-        return SyncNotice(sequence: id)
     }
 }

@@ -13,10 +13,10 @@ import Synchronization
 ///
 /// Each request is read whole and sent to the server on a connection of its own. An ordinary answer is read whole,
 /// then, as told, passed on, dropped after the server committed (the client's connection closed), cut after some
-/// bytes, or the request is dropped before it reaches the server, delayed, or sent twice (the second answer passed
-/// on). An event stream (`Accept: text/event-stream`) is relayed as it comes until either side closes or
-/// ``cutStreams()`` cuts it. ``partition(_:)`` makes the server unreachable (connections refused, or accepted and
-/// left hanging) until ``heal()``. One connection per request.
+/// bytes of its body or inside its head, or the request is dropped before it reaches the server, delayed, or sent
+/// twice (the second answer passed on). An event stream (`Accept: text/event-stream`) is relayed as it comes until
+/// either side closes or ``cutStreams()`` cuts it. ``partition(_:)`` makes the server unreachable (connections
+/// refused, or accepted and left hanging) until ``heal()``. One connection per request.
 final class FaultProxy: @unchecked Sendable {
     enum Fault: Sendable, Equatable {
         /// No fault: this request goes through (to let some pass before a fault).
@@ -33,6 +33,10 @@ final class FaultProxy: @unchecked Sendable {
         /// the client, then the connection closes: a response cut off while it streamed (an answer without a
         /// body is dropped). An event stream is cut after this many bytes in all, head included.
         case cutAnswer(afterBytes: Int)
+        /// The answer's first bytes (this many, fewer than its head: inside the status line or the headers)
+        /// reach the client, then the connection closes. (FoundationNetworking's URLSession ends the process
+        /// there on Linux, swift-corelibs-foundation#5285; AsyncHTTPSyncTransport throws.)
+        case cutHead(atByte: Int)
     }
 
     /// How a partitioned server looks from the client.
@@ -55,6 +59,8 @@ final class FaultProxy: @unchecked Sendable {
     private let streams = Mutex<Set<Int32>>([])
     private let hanging = Mutex<[Int32]>([])
     private let released = Mutex(0)
+    private let headLength = Mutex<Int?>(nil)
+    private let streamCuts = Mutex<[Int]>([])
 
     /// A proxy on a free loopback port to the server at `127.0.0.1:serverPort`.
     init(serverPort: UInt16) throws {
@@ -89,6 +95,17 @@ final class FaultProxy: @unchecked Sendable {
         }
         return true
     }
+
+    /// The next event stream is cut after `bytes` bytes in all, head included (inside its head when fewer than
+    /// it), whatever ``inject(_:)`` queued for other requests.
+    func cutNextStream(afterBytes bytes: Int) { streamCuts.withLock { $0.append(bytes) } }
+
+    /// How many cuts of ``cutNextStream(afterBytes:)`` no event stream has met yet.
+    var pendingStreamCuts: Int { streamCuts.withLock { $0.count } }
+
+    /// The length of the head (status line and headers, with the blank line) of the last answer the server
+    /// gave through the proxy (event streams aside), as the client gets it.
+    var lastHeadLength: Int? { headLength.withLock { $0 } }
 
     /// Lets the requests held so far (``Fault/hold``) go on to the server.
     func releaseHeld() { released.withLock { $0 += 1 } }
@@ -197,6 +214,10 @@ final class FaultProxy: @unchecked Sendable {
     private func serve(_ client: Int32) {
         defer { _ = closeDescriptor(client) }
         guard let request = Self.readMessage(client, isRequest: true) else { return }
+        if Self.isEventStream(request), let cut = streamCuts.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
+            relayStream(request, to: client, cutAfter: cut)
+            return
+        }
         let fault = faults.withLock { $0.isEmpty ? nil : $0.removeFirst() }
         if Self.isEventStream(request) {
             if case .cutAnswer(let bytes) = fault {
@@ -220,15 +241,17 @@ final class FaultProxy: @unchecked Sendable {
         var answer = exchange(request)
         if fault == .duplicate { answer = exchange(request) }
         guard let answer else { return }
+        let headEnd = (Self.find([13, 10, 13, 10], in: answer) ?? answer.count) + 4
+        headLength.withLock { $0 = headEnd }
         switch fault {
         case .dropAnswer: return
         case .cutAnswer(let bytes):
-            // Within the body: a connection closed inside the head crashes URLSession on Linux
-            // (swift-corelibs-foundation#5285, "Transfer completed, but there's no response"), so an answer
-            // without a body is dropped whole instead.
-            let headEnd = (Self.find([13, 10, 13, 10], in: answer) ?? answer.count) + 4
+            // Within the body (``Fault/cutHead(atByte:)`` cuts inside the head), so an answer without a body is
+            // dropped whole instead.
             guard headEnd < answer.count else { return }
             Self.writeAll(client, Array(answer.prefix(min(headEnd + bytes, answer.count - 1))))
+        case .cutHead(let bytes):
+            Self.writeAll(client, Array(answer.prefix(min(bytes, headEnd - 1))))
         default: Self.writeAll(client, answer)
         }
     }

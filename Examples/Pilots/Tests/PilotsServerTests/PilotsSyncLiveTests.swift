@@ -1,7 +1,9 @@
+import AsyncHTTPClient
 import Foundation
 import Hangar
 import HangarSQLite
 import HangarSync
+import HangarSyncHTTPClient
 import PilotModels
 import PropertyList
 import Synchronization
@@ -17,7 +19,7 @@ import Testing
 
 /// Live pulls through a real `pilots-server` process: replicas following its event stream
 /// (`GET /sync/pilots/events`, `SyncReplica.follow`) over URLSession, a server killed and restarted under a
-/// follower, and the stream's scope with auth on.
+/// follower (over async-http-client), and the stream's scope with auth on.
 @Suite struct PilotsSyncLiveTests {
     let directory: TemporaryDirectory
 
@@ -31,9 +33,17 @@ import Testing
         return try SQLiteStore(path: directory.path + "/\(name).sqlite", store: configuration)
     }
 
-    /// A replica of `store` through `server`, retrying quickly (the tests restart servers).
-    static func replica(_ store: SQLiteStore, _ url: URL, token: String? = nil) -> SyncReplica<SQLiteStore> {
-        var replica = SyncReplica(store: store, transport: HTTPSyncTransport(baseURL: url, token: token))
+    /// A replica of `store` through `server`, retrying quickly (the tests restart servers): over URLSession, or
+    /// (`cuttable`) over async-http-client, for a test whose server may die inside an answer's head (where
+    /// FoundationNetworking ends the process on Linux, swift-corelibs-foundation#5285).
+    static func replica(_ store: SQLiteStore, _ url: URL, token: String? = nil, cuttable: Bool = false)
+        -> SyncReplica<SQLiteStore>
+    {
+        let transport: any SyncTransport =
+            cuttable
+            ? AsyncHTTPSyncTransport(baseURL: url, token: token, client: HTTPClient.shared)
+            : HTTPSyncTransport(baseURL: url, token: token)
+        var replica = SyncReplica(store: store, transport: transport)
         replica.followRetryDelay = .milliseconds(50)
         replica.followLongestRetryDelay = .milliseconds(400)
         return replica
@@ -137,9 +147,12 @@ import Testing
         guard let url = URL(string: server.baseURL) else { throw HarnessFailure("bad URL \(server.baseURL)") }
         let writer = try clientStore("writer")
         let follower = try clientStore("follower")
-        let writing = Self.replica(writer, url)
+        // Over async-http-client: the server is killed while requests may be in flight.
+        let writing = Self.replica(writer, url, cuttable: true)
         let passes = PassLog()
-        let following = Task { try await Self.replica(follower, url).follow(Pilot.collection) { passes.add($0) } }
+        let following = Task {
+            try await Self.replica(follower, url, cuttable: true).follow(Pilot.collection) { passes.add($0) }
+        }
         for index in 0..<5 {
             try await writer.write { try $0.save(Pilot(name: "Pilot \(index)"), key: "p\(index)") }
             _ = try await writing.sync(Pilot.collection)
@@ -186,14 +199,15 @@ import Testing
         let bo = try await PilotsAuthTests.token("bo")
         let adas = HTTPSyncTransport(baseURL: url, token: ada)
         let checkpoint = try await adas.snapshot(of: Pilot.collection).checkpoint
-        await #expect {
+        let anonymous = await #expect(throws: SyncError.self) {
             _ = try await HTTPSyncTransport(baseURL: url).notices(of: Pilot.collection, after: checkpoint)
-        } throws: { ($0 as? SyncError)?.status == 401 }
+        }
+        #expect(anonymous?.code == .refused && anonymous?.message.hasPrefix("the server answered 401") == true)
         var otherEpoch = checkpoint
         otherEpoch.epoch = UUID().uuidString
         await #expect {
             _ = try await adas.notices(of: Pilot.collection, after: otherEpoch)
-        } throws: { ($0 as? SyncError)?.code == .historyChanged && ($0 as? SyncError)?.status == 410 }
+        } throws: { ($0 as? SyncError)?.code == .historyChanged }
         let notices = try await adas.notices(of: Pilot.collection, after: checkpoint)
         // Bo's save commits first; Ada's stream must skip it and tell her of her own.
         let bos = try Pilots.put(

@@ -1,8 +1,10 @@
+import AsyncHTTPClient
 import Foundation
 import Hangar
 import HangarPostgres
 import HangarSQLite
 import HangarSync
+import HangarSyncHTTPClient
 import HangarTestSupport
 import PilotModels
 import PilotsHTTP
@@ -63,13 +65,16 @@ final class SyncedServer: Sendable {
     }
 
     /// A replica of `store` talking to the server through the proxy (`direct`: past it), giving up on a request
-    /// after `timeout` seconds.
+    /// after `timeout` seconds. Over async-http-client (the process's shared client): the proxy cuts answers
+    /// anywhere, inside their head too, where FoundationNetworking's URLSession would end the test process on Linux
+    /// (swift-corelibs-foundation#5285).
     func replica(
         _ store: SQLiteStore, direct: Bool = false, timeout: TimeInterval = 30, resolver: SyncResolver = .default
     ) -> SyncReplica<SQLiteStore> {
-        SyncReplica(
-            store: store, transport: HTTPSyncTransport(baseURL: direct ? directURL : proxyURL, timeout: timeout),
-            resolver: resolver)
+        let transport = AsyncHTTPSyncTransport(
+            baseURL: direct ? directURL : proxyURL, timeout: .milliseconds(Int(timeout * 1000)),
+            client: HTTPClient.shared)
+        return SyncReplica(store: store, transport: transport, resolver: resolver)
     }
 
     /// Opens the server's store as the server does (the server stopped, or beside it on PostgreSQL), runs `body`

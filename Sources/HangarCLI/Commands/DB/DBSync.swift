@@ -3,6 +3,7 @@ import Foundation
 import Hangar
 import HangarSQLite
 import HangarSync
+import HangarSyncHTTPClient
 
 /// `hangar db sync --db PATH --remote URL [--token-file FILE] COLLECTION...` (or `--url URL` for a store on a
 /// database server, and `--key-file FILE` for a store that encrypts at rest, as every `db` verb takes them).
@@ -43,7 +44,11 @@ struct DBSync: AsyncParsableCommand {
             throw FileFailure(path: "hangar", reason: failure.description)
         }
         do {
-            try await sync(opened.store, through: HTTPSyncTransport(baseURL: url, token: token))
+            // async-http-client, not URLSession: FoundationNetworking ends the process when a connection is cut
+            // inside an answer's head (swift-corelibs-foundation#5285).
+            try await AsyncHTTPSyncTransport.withTransport(baseURL: url, token: token) { transport in
+                try await sync(opened.store, through: transport)
+            }
         } catch {
             await opened.close()
             // The reason names no password of a `--url`.
@@ -53,7 +58,7 @@ struct DBSync: AsyncParsableCommand {
     }
 
     /// One pass of each collection between `local` and the server, a line each.
-    private func sync(_ local: some DocumentStore, through transport: HTTPSyncTransport) async throws {
+    private func sync(_ local: some DocumentStore, through transport: AsyncHTTPSyncTransport) async throws {
         let replica = SyncReplica(store: local, transport: transport)
         for collection in collections {
             let report = try await replica.sync(collection)
