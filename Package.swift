@@ -239,6 +239,21 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The SQLite engine's tests, named like HangarPostgresTests (SQLite<Aspect>Tests): the store, its faults
+        // (the fault VFS), kill -9 durability (hangar-stress), the frozen migration corpus.
+        .testTarget(
+            name: "HangarSQLiteTests",
+            dependencies: [
+                "Hangar", "HangarSQLite", "PropertyList", "PilotModels", "HangarTestSupport", "StoreBehaviour",
+                "hangar-stress",
+                "HangarEncryption",
+                "HangarFaultVFS",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // A child process for the PostgreSQL tests: opens a store's schema, as each instance of an app does.
         .executableTarget(
             name: "hangar-postgres-open",

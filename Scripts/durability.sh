@@ -16,5 +16,5 @@ if [[ "${TSAN:-0}" == 1 ]]; then extra=(--sanitize=thread --scratch-path .build-
 export HANGAR_DURABILITY_KILLS="$kills" HANGAR_STRESS_WRITES="$writes"
 swift build --build-tests "${extra[@]}"
 swift test --skip-build "${extra[@]}" \
-    --filter 'KillDurabilityTests|StoreConcurrencyTests|StoreConcurrentOpenTests|AtomicFileTests' 2>&1 \
+    --filter 'SQLiteKillDurabilityTests|SQLiteStoreConcurrencyTests|SQLiteStoreConcurrentOpenTests|AtomicFileTests' 2>&1 \
     | grep -E 'Tests: |✘|error|passed after|failed after'

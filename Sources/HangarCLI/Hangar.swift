@@ -4,14 +4,18 @@ import ArgumentParser
 struct HangarCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hangar",
-        abstract: "Check, convert and print property-list files; manage Hangar stores.",
+        abstract: "Check, convert, print and edit property-list files; manage Hangar stores.",
         discussion: """
-            Reads binary (bplist00), XML, OpenStep and JSON property lists; writes binary, XML and JSON.
+            Reads binary (bplist00), XML, OpenStep and JSON property lists; writes binary, XML and JSON, \
+            keeping each dictionary's keys in the order the file had them.
             Exit status: 0 on success, 1 when an input is bad or a file cannot be read or written \
             (with a one-line `FILE: reason` on standard error), 64 for a usage error (one line \
             `hangar: reason`).
             """,
-        subcommands: [Lint.self, Convert.self, Print.self, DB.self]
+        subcommands: [
+            Lint.self, Convert.self, Print.self, Extract.self, Insert.self, Replace.self, Remove.self,
+            TypeCommand.self, Create.self, DB.self,
+        ]
     )
 
     /// Parses the command line and runs the command; whatever it throws ends the process through

@@ -76,14 +76,20 @@ public final class PostgresWriteTransaction: PostgresReadTransaction, DocumentWr
         return try await apply(plan) != nil
     }
 
-    /// Saves a kept earlier revision again, as a new revision; returns the new revision number.
+    /// Saves a kept earlier revision again, as a new revision; returns the new revision number. Like an envelope
+    /// save, a stored document of a newer major is not replaced (``HangarError/newerMajor``) unless
+    /// `overwritingNewerMajor`.
     @discardableResult
-    public func restore(key: String, in collection: String, revision: Int) async throws(HangarError) -> Int {
+    public func restore(
+        key: String, in collection: String, revision: Int, overwritingNewerMajor: Bool = false
+    ) async throws(HangarError) -> Int {
         checkValid()
         guard let old = try await document(in: collection, key: key, revision: revision) else {
             throw HangarError(.notFound, "Revision \(revision) is not kept", collection: collection, key: key)
         }
-        return try await apply(DocumentRules.planRestore(old, configuration: configuration))?.revision ?? 0
+        let plan = try DocumentRules.planRestore(
+            old, overwritingNewerMajor: overwritingNewerMajor, configuration: configuration)
+        return try await apply(plan)?.revision ?? 0
     }
 
     // MARK: Applying a plan

@@ -26,7 +26,8 @@ public final class SQLiteStore: Sendable {
     public let sqliteConfiguration: SQLiteStoreConfiguration
     /// Where the store logs and what it measures with (``StoreConfiguration/observability``).
     let instruments: StoreInstruments
-    private let writer: SerializedConnection
+    /// The writer connection (``SQLiteStore+Maintenance`` takes its turn too).
+    let writer: SerializedConnection
     private let readers: ReaderPool?
     /// Wakes this store's followers (``follow(after:in:)``) when a write commits changes.
     let changeSignal = ChangeSignal()
@@ -76,7 +77,8 @@ public final class SQLiteStore: Sendable {
         if inMemory {
             readers = nil
         } else {
-            readers = ReaderPool(maximum: configuration.maximumReaders) { @Sendable () throws(SQLiteError) in
+            readers = ReaderPool(maximum: configuration.maximumReaders, path: path) {
+                @Sendable () throws(SQLiteError) in
                 let reader = try SQLiteConnection(
                     path: location, mode: .readOnly, busyTimeout: configuration.busyTimeoutMilliseconds,
                     vfs: configuration.vfs)
@@ -161,7 +163,8 @@ public final class SQLiteStore: Sendable {
                 !Self.isWriting(self),
                 "Hangar: store.read inside store.write of the same in-memory store; read through the write transaction")
             return try writer.withConnection { connection in
-                try Self.run(SQLiteReadTransaction(connection: connection, store: self), on: connection, body)
+                try requireOpen()
+                return try Self.run(SQLiteReadTransaction(connection: connection, store: self), on: connection, body)
             }
         }
         return try readers.withConnection { connection in
@@ -180,7 +183,10 @@ public final class SQLiteStore: Sendable {
             !Self.isWriting(self), "Hangar: store.write called inside a write transaction of the same store (or file)")
         try requireOpen()
         try requireWritable()
-        let (result, mirrors) = try writer.withConnection { connection in try perform(body, on: connection) }
+        let (result, mirrors) = try writer.withConnection { connection in
+            try requireOpen()
+            return try perform(body, on: connection)
+        }
         writeMirrors(mirrors)
         return result
     }
@@ -236,7 +242,9 @@ public final class SQLiteStore: Sendable {
                 !Self.isWritingInThisTask(self),
                 "Hangar: store.read inside store.write of the same in-memory store; read through the write transaction")
             return try await writer.withLeasedConnection { connection in
-                try await Self.run(SQLiteReadTransaction(connection: connection, store: self), on: connection, body)
+                try requireOpen()
+                return try await Self.run(
+                    SQLiteReadTransaction(connection: connection, store: self), on: connection, body)
             }
         }
         return try await readers.withLeasedConnection { connection in
@@ -274,7 +282,8 @@ public final class SQLiteStore: Sendable {
         try requireOpen()
         try requireWritable()
         let (result, mirrors) = try await writer.withLeasedConnection { connection in
-            try await performAsync(body, on: connection)
+            try requireOpen()
+            return try await performAsync(body, on: connection)
         }
         await writeMirrors(mirrors)
         return result
@@ -372,105 +381,22 @@ public final class SQLiteStore: Sendable {
             || (withUnsafeCurrentTask { $0 } == nil && isWriting(store))
     }
 
-    /// Closes the store: every transaction started afterwards throws ``HangarError/Code/closed``;
-    /// the file's connections close once the transactions under way end and the last reference to the store
-    /// goes. Closing twice does nothing more.
+    /// Closes the store: every operation started afterwards (transactions, ``checkIntegrity()``,
+    /// ``backup(to:)``, ``checkpoint()``) throws ``HangarError/Code/closed``; returns once the operations under
+    /// way have ended and the file, its write-ahead log and its shared memory are closed. Closing twice does
+    /// nothing more.
     public func close() async {
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        await writer.close()
+        await readers?.close()
         instruments.logger.debug("Store closed", metadata: ["path": .string(path)])
     }
 
-    /// Throws unless the store is open.
-    private func requireOpen() throws(HangarError) {
+    /// Throws unless the store is open. Checked again once an operation holds its connection: a close that came
+    /// first has closed it.
+    func requireOpen() throws(HangarError) {
         guard !closed.load(ordering: .acquiring) else {
             throw HangarError(.closed, "The store at \(path) is closed")
-        }
-    }
-
-    // MARK: Maintenance
-
-    /// SQLite's integrity check: `["ok"]` for a sound store, otherwise the problems it found.
-    public func checkIntegrity() throws(HangarError) -> [String] {
-        try writer.withConnection { (connection) throws(HangarError) -> [String] in
-            try connection.integrityCheck(limit: nil)
-        }
-    }
-
-    /// Copies the whole store, consistently, to a new file at `destination` (SQLite's online backup), while
-    /// readers and writers go on. The copy is written beside the destination and renamed into place.
-    ///
-    /// The copy advances 256 pages (1 MiB) at a time, each step taking the writer's turn
-    /// only for as long as it copies them: the writers of this process commit between steps, in turn with it.
-    /// What they commit through this store is copied as it is written, and the copy is the store as of the
-    /// last step. A commit through another connection (another store on the file, another process) makes the
-    /// copy start over; after three such restarts the rest is copied in one step, writers of
-    /// this process waiting for it.
-    public func backup(to destination: String) throws(HangarError) {
-        let temporary = destination + ".hangar-backup-\(UUID().uuidString)"
-        do {
-            try AtomicFile.createEmptyFile(temporary, permissions: configuration.filePermissions)
-        } catch {
-            throw HangarError(error.code, "Backup to \(destination) failed: \(error.description)")
-        }
-        do throws(SQLiteError) {
-            let target = try SQLiteConnection(path: temporary, mode: .readWrite, busyTimeout: 5_000)
-            // The last step commits the copy with the writer held off: no fsync then; one below, before the
-            // rename, with the writers going on.
-            try target.execute("PRAGMA synchronous = OFF")
-            let backup = try writer.withConnection { (connection) throws(SQLiteError) in
-                try connection.startBackup(into: target)
-            }
-            // Finished while this store's writers are held off: finishing detaches it from the connection.
-            defer { writer.withConnection { _ in backup.finish() } }
-            var restarts = 0
-            var copied: Int32 = 0
-            copying: while true {
-                let pages = restarts < Self.backupRestartLimit ? Self.backupPagesPerStep : -1
-                let progress = try writer.withConnection { (_) throws(SQLiteError) in try backup.step(pages: pages) }
-                switch progress {
-                case .done:
-                    break copying
-                case .more(let now):
-                    // No progress: a commit through another connection made it start over.
-                    if now <= copied { restarts += 1 }
-                    copied = now
-                case .busy:
-                    usleep(10_000)
-                }
-            }
-        } catch {
-            Self.removeBackupFiles(temporary)
-            throw HangarError(
-                HangarError.Code(sqliteResult: error.code, systemErrno: error.systemErrno),
-                "Backup to \(destination) failed: \(error.message)", resultCode: error.code)
-        }
-        do {
-            try AtomicFile.flushAndRename(temporary, to: destination)
-        } catch {
-            Self.removeBackupFiles(temporary)
-            throw HangarError(error.code, "Cannot move the backup into place at \(destination): \(error.description)")
-        }
-    }
-
-    /// Removes a backup's temporary file and the journal SQLite may have left beside it.
-    private static func removeBackupFiles(_ temporary: String) {
-        for suffix in ["", "-journal", "-wal", "-shm"] { unlink(temporary + suffix) }
-    }
-
-    /// Pages a backup step copies (with SQLite's 4 KiB pages, 1 MiB).
-    static let backupPagesPerStep: Int32 = 256
-    /// Restarts by commits through other connections after which a backup copies the rest in one step.
-    static let backupRestartLimit = 3
-
-    /// Moves the write-ahead log into the database file and truncates it (done automatically as it grows;
-    /// useful before copying the file by other means).
-    public func checkpoint() throws(HangarError) {
-        try writer.withConnection { (connection) throws(HangarError) in
-            do throws(SQLiteError) {
-                _ = try connection.text("PRAGMA wal_checkpoint(TRUNCATE)")
-            } catch {
-                throw HangarError(error)
-            }
         }
     }
 }

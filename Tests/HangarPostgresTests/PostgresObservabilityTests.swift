@@ -43,7 +43,7 @@ struct ObservedMemo: VersionedDocument, Sendable {
     }
 }
 
-/// What the PostgreSQL store logs and measures (the SQLite store's is `StoreObservabilityTests`): its lines with
+/// What the PostgreSQL store logs and measures (the SQLite store's is `SQLiteObservabilityTests`): its lines with
 /// `engine` `postgres` and the server named without its password, the counters and timers through an injected
 /// factory, and never a document's content in any record.
 @Suite(.enabled(if: TestPostgres.shouldRun)) struct PostgresObservabilityTests {

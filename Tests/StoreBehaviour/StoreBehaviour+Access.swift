@@ -46,6 +46,44 @@ extension StoreBehaviour {
 
     /// A delete follows the save's rule: a stored document of a newer major than the collection's format reads
     /// is not deleted unless forced, and a delete of nothing at an expected revision is a conflict.
+    /// Restoring an older revision over a stored newer major is refused, as a save and a delete are, unless forced;
+    /// with or without a declared format.
+    func restoreOverANewerMajorRefused() async throws {
+        var configuration = Self.configuration()
+        configuration.collections["formatted"] = CollectionOptions(format: Memo.format)
+        try await withStore(configuration) { store in
+            for collection in ["formatted", Memo.collection] {
+                let newer: PropertyList = ["majorVersion": 3, "minorVersion": 0, "title": "from a newer app"]
+                try await store.write {
+                    try await $0.save(Memo(title: "current"), key: "n", in: collection)
+                    _ = try await $0.save(
+                        envelope: newer, key: "n", in: collection, expectedRevision: nil, overwritingNewerMajor: true)
+                }
+                do {
+                    _ = try await store.write { try await $0.restore(key: "n", in: collection, revision: 1) }
+                    Issue.record("\(engine): a restore replaced a newer major in \(collection)")
+                } catch let error as HangarError {
+                    #expect(error.code == .newerMajor && error.key == "n", "\(engine): \(error)")
+                }
+                #expect(try await store.document(in: collection, key: "n")?.revision == 2, "\(engine)")
+                let forced = try await store.write {
+                    try await $0.restore(key: "n", in: collection, revision: 1, overwritingNewerMajor: true)
+                }
+                #expect(forced == 3, "\(engine)")
+                #expect(try await store.document(in: collection, key: "n")?.version.major == 2, "\(engine)")
+                // Restoring the newer revision (now history) over the older one is a restore of a newer major:
+                // refused where the collection declares the format, allowed where it does not.
+                if collection == "formatted" {
+                    try await expectError(.newerMajor) {
+                        _ = try await store.write { try await $0.restore(key: "n", in: collection, revision: 2) }
+                    }
+                } else {
+                    #expect(try await store.write { try await $0.restore(key: "n", in: collection, revision: 2) } == 4)
+                }
+            }
+        }
+    }
+
     func deleteOfANewerMajorRefused() async throws {
         var configuration = Self.configuration()
         configuration.collections["formatted"] = CollectionOptions(format: Memo.format)

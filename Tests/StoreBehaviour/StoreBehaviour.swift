@@ -67,6 +67,7 @@ public struct StoreBehaviour<Engine: DocumentStore>: Sendable {
         case .readOnlyRefusesEveryWrite: try await readOnlyRefusesEveryWrite()
         case .deleteOfANewerMajorRefused: try await deleteOfANewerMajorRefused()
         case .exportsHonourPermissions: try await exportsHonourPermissions()
+        case .restoreOverANewerMajorRefused: try await restoreOverANewerMajorRefused()
         }
     }
 
@@ -102,6 +103,7 @@ public enum Behaviour: String, CaseIterable, Sendable, CustomTestStringConvertib
     case exportAndImport, updateWithRetries, reservedKeysAndNames
     case encryptedBodies, tamperedBodiesQuarantined, rotationUnderWriters, sealedExportAndImport
     case readOnlyRefusesEveryWrite, deleteOfANewerMajorRefused, exportsHonourPermissions
+    case restoreOverANewerMajorRefused
 
     public var testDescription: String { rawValue }
 }

@@ -50,13 +50,14 @@ extension DocumentRules {
         )
     }
 
-    /// The plan of saving a kept revision again as a new one (a restore): its envelope as it is, whatever major
-    /// is stored now.
-    package static func planRestore(_ old: StoredDocument, configuration: StoreConfiguration) throws(HangarError)
-        -> WritePlan
-    {
+    /// The plan of saving a kept revision again as a new one (a restore): its envelope as it is. Like an
+    /// envelope save, it does not replace a stored document of a newer major (nor restore a revision of a major
+    /// newer than the collection's format reads) unless `overwritingNewerMajor`.
+    package static func planRestore(
+        _ old: StoredDocument, overwritingNewerMajor: Bool, configuration: StoreConfiguration
+    ) throws(HangarError) -> WritePlan {
         try planEnvelopeSave(
-            try old.envelope(), kind: .restore, expectedRevision: nil, overwritingNewerMajor: true,
+            try old.envelope(), kind: .restore, expectedRevision: nil, overwritingNewerMajor: overwritingNewerMajor,
             configuration: configuration, collection: old.collection, key: old.key)
     }
 

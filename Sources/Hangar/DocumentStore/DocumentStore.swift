@@ -136,8 +136,11 @@ public protocol DocumentWriter: DocumentReader {
     func delete(key: String, in collection: String, expectedRevision: Int?, overwritingNewerMajor: Bool)
         async throws(HangarError) -> Bool
 
-    /// Saves a kept earlier revision again, as a new revision; returns the new revision number.
-    func restore(key: String, in collection: String, revision: Int) async throws(HangarError) -> Int
+    /// Saves a kept earlier revision again, as a new revision; returns the new revision number. Like an
+    /// envelope save, a stored document of a newer major than the restored revision's (or than the collection's
+    /// declared format reads) is not replaced (``HangarError/newerMajor``) unless `overwritingNewerMajor`.
+    func restore(key: String, in collection: String, revision: Int, overwritingNewerMajor: Bool)
+        async throws(HangarError) -> Int
 
     /// At most `limit` stored bodies of `part` not sealed with the key `keyID` (plaintext ones too), after
     /// `position` (collection, key, revision; from the start when `nil`), in that order: what
@@ -253,5 +256,12 @@ extension DocumentWriter {
         -> Bool
     {
         try await delete(key: key, in: collection, expectedRevision: expectedRevision, overwritingNewerMajor: false)
+    }
+
+    /// Saves a kept earlier revision again, as a new revision; returns the new revision number. A stored newer
+    /// major is not replaced (``HangarError/newerMajor``).
+    @discardableResult
+    public func restore(key: String, in collection: String, revision: Int) async throws(HangarError) -> Int {
+        try await restore(key: key, in: collection, revision: revision, overwritingNewerMajor: false)
     }
 }

@@ -51,8 +51,8 @@ public struct DocumentFormat: Sendable {
 
     /// The format ``init(current:oldestReadableMajor:defaultMinor:migrations:minorUpgrades:)`` makes, or, for a
     /// declaration it would stop the program on, ``HangarError/Code/invalidFormat`` saying what is wrong: a
-    /// version out of range, a missing migration (`No migration from major 2 to 3`), two steps for one version,
-    /// a step outside the versions the format reads.
+    /// version out of range, a negative `defaultMinor`, a missing migration (`No migration from major 2 to 3`),
+    /// two steps for one version, a step outside the versions the format reads, a minor upgrade to minor 0.
     public static func validated(
         current: DocumentVersion,
         oldestReadableMajor: Int? = nil,
@@ -64,6 +64,10 @@ public struct DocumentFormat: Sendable {
         guard current.major >= 1, current.minor >= 0, oldest >= 1, oldest <= current.major else {
             throw HangarError(
                 .invalidFormat, "Version \(current) with oldest readable major \(oldest) is not a valid format")
+        }
+        if let defaultMinor, defaultMinor < 0 {
+            // The envelope reader refuses a negative minor: a default one would open documents it then refuses.
+            throw HangarError(.invalidFormat, "The default minor \(defaultMinor) is negative; minors start at 0")
         }
         var steps: [Int: DocumentMigration] = [:]
         for migration in migrations {
@@ -87,8 +91,14 @@ public struct DocumentFormat: Sendable {
             guard upgrades.insert(version).inserted else {
                 throw HangarError(.invalidFormat, "Two minor upgrades lead to \(version)")
             }
+            guard upgrade.toMinor >= 1 else {
+                // Every document of a major is at minor 0 or later: there is nothing to upgrade to 0.
+                throw HangarError(
+                    .invalidFormat,
+                    "Minor upgrade \"\(upgrade.name)\" leads to \(version); an upgrade's minor must be at least 1")
+            }
             let beyondCurrent = upgrade.major == current.major && upgrade.toMinor > current.minor
-            guard upgrade.major >= oldest, upgrade.major <= current.major, upgrade.toMinor >= 1, !beyondCurrent else {
+            guard upgrade.major >= oldest, upgrade.major <= current.major, !beyondCurrent else {
                 throw HangarError(
                     .invalidFormat,
                     "Minor upgrade \"\(upgrade.name)\" leads to \(version), outside the versions \(oldest).0...\(current) this format reads"

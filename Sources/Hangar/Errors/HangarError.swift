@@ -367,4 +367,6 @@ extension HangarError {
     public static let serializationFailure = Code.serializationFailure
     /// ``Code/invalidConfiguration``, to match with `catch HangarError.invalidConfiguration`.
     public static let invalidConfiguration = Code.invalidConfiguration
+    /// ``Code/closed``, to match with `catch HangarError.closed`.
+    public static let closed = Code.closed
 }

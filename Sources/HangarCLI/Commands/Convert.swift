@@ -8,7 +8,8 @@ struct Convert: ParsableCommand {
         abstract: "Convert a property list to another format.",
         discussion: """
             The input format is detected (binary, XML, OpenStep or JSON). Without -o the file is rewritten \
-            in place, atomically; `-o -` writes to standard output.
+            in place, atomically; `-o -` writes to standard output. Each dictionary keeps its keys in the \
+            order the file had them.
             XML holds whole seconds only: a date's fraction is dropped, with a warning on standard error.
             JSON holds no dates, data or UIDs: such a value is an error naming its path, unless --lossy \
             writes them as ISO-8601 strings, base64 strings and {"CF$UID": n}.
@@ -62,7 +63,9 @@ struct Convert: ParsableCommand {
         } catch {
             throw FileFailure(path: file, error)
         }
-        let options = EncodingOptions(json: JSONEncodingOptions(prettyPrinted: pretty, lossyDatesAndData: lossy))
+        // Each dictionary keeps the file's key order, so a converted file diffs against its source key for key.
+        let options = EncodingOptions(
+            json: JSONEncodingOptions(prettyPrinted: pretty, lossyDatesAndData: lossy), keyOrder: .kept)
         let bytes: [UInt8]
         do throws(PropertyListError) {
             // Binary to binary keeps the file's graph (key order, shared objects), so a file Apple's writer wrote

@@ -41,8 +41,8 @@ enum TreePrinter {
             out += String(repeating: "  ", count: indent) + "]"
         case .dictionary(let entries):
             out += "{\n"
-            // Entries come in writing order (UTF-16 code units), as `plutil -p` lists them.
-            for (key, element) in entries {
+            // Sorted by UTF-16 code units, as `plutil -p` lists them, whatever order the file had.
+            for (key, element) in entries.sortedByKey() {
                 out += "\(pad)\(PropertyList.quoted(key)) => "
                 render(element, indent: indent + 1, into: &out)
                 out += "\n"

@@ -140,6 +140,16 @@ final class Lender<Resource: Sendable>: Sendable {
         if let free { granted(free) }
     }
 
+    /// Waits for a resource without blocking a thread, whatever happens to the task.
+    func borrowUncancellably() async -> Resource {
+        await withCheckedContinuation { continuation in
+            borrow(Ticket()) { resource in
+                // A fresh ticket is never cancelled, so the resource is always there.
+                if let resource { continuation.resume(returning: resource) }
+            }
+        }
+    }
+
     /// Takes `ticket` out of the queue, calling its callback with nil, if its turn has not come; once it has
     /// come, does nothing.
     func cancel(_ ticket: Ticket) {
@@ -207,6 +217,16 @@ final class SerializedConnection: @unchecked Sendable {
         return try body(connection)
     }
 
+    /// Closes the connection once the writes under way (and any waiting before this call) are done; the store
+    /// refuses every later one before it reaches the connection. Not cancellable: the files are released.
+    func close() async {
+        await Task { [self] in
+            let turn = await lock.borrowUncancellably()
+            connection.close()
+            lock.giveBack(turn)
+        }.value
+    }
+
     /// Runs `body` with the connection once the lock is this caller's turn, on the writer's queue (off the
     /// cooperative pool: SQLite blocks); no thread waits for the lock meanwhile.
     func withLeasedConnection<Result>(_ body: (SQLiteConnection) async throws -> Result) async throws -> Result {
@@ -266,6 +286,13 @@ final class ReaderPool: Sendable {
             executor = QueueExecutor(label: "Hangar.reader \(index)")
         }
 
+        /// Closes the connection, if one was opened; the next use opens another (the pool refuses that once
+        /// closed).
+        func close() {
+            connection?.close()
+            connection = nil
+        }
+
         func connection(opening open: () throws(SQLiteError) -> SQLiteConnection) throws(SQLiteError)
             -> SQLiteConnection
         {
@@ -277,19 +304,49 @@ final class ReaderPool: Sendable {
     }
 
     private let slots: Lender<Slot>
+    private let count: Int
     private let open: @Sendable () throws(SQLiteError) -> SQLiteConnection
+    /// Set by ``close()``: no connection is lent or opened afterwards.
+    private let closed = Atomic<Bool>(false)
 
-    init(maximum: Int, open: @escaping @Sendable () throws(SQLiteError) -> SQLiteConnection) {
+    /// The store's file, for the message of ``HangarError/closed``.
+    private let path: String
+
+    init(maximum: Int, path: String, open: @escaping @Sendable () throws(SQLiteError) -> SQLiteConnection) {
+        count = max(1, maximum)
+        self.path = path
         // Reversed: the pool lends the last given back first, so connections already open are reused first.
-        slots = Lender((0..<max(1, maximum)).reversed().map(Slot.init(index:)))
+        slots = Lender((0..<count).reversed().map(Slot.init(index:)))
         self.open = open
+    }
+
+    /// Closes every connection once the reads under way end; every later read fails with
+    /// ``HangarError/closed`` before reaching one. Not cancellable: the files are released.
+    func close() async {
+        closed.store(true, ordering: .releasing)
+        let (slots, count) = (slots, count)
+        await Task {
+            // Holding every slot at once: the reads under way have ended.
+            var held: [Slot] = []
+            for _ in 0..<count { held.append(await slots.borrowUncancellably()) }
+            for slot in held {
+                slot.close()
+                slots.giveBack(slot)
+            }
+        }.value
+    }
+
+    /// The slot's connection, unless the pool is closed.
+    private func connection(of slot: Slot) throws -> SQLiteConnection {
+        guard !closed.load(ordering: .acquiring) else { throw HangarError(.closed, "The store at \(path) is closed") }
+        return try slot.connection(opening: open)
     }
 
     /// Runs `body` on this thread with a connection, blocking it until one is free.
     func withConnection<Result>(_ body: (SQLiteConnection) throws -> Result) throws -> Result {
         let slot = slots.borrow()
         defer { slots.giveBack(slot) }
-        return try body(try slot.connection(opening: open))
+        return try body(try connection(of: slot))
     }
 
     /// Runs `body` with a connection, on its queue, once one is free; no thread waits meanwhile.
@@ -297,7 +354,7 @@ final class ReaderPool: Sendable {
         let slot = try await slots.borrow { slot, continuation in continuation.resume(returning: slot) }
         defer { slots.giveBack(slot) }
         return try await withTaskExecutorPreference(slot.executor) {
-            try await body(try slot.connection(opening: open))
+            try await body(try connection(of: slot))
         }
     }
 }

@@ -5,6 +5,9 @@ import Hangar
 /// A failed SQLite call: the extended result code, SQLite's message and the statement's SQL.
 /// Bound values are never part of it.
 struct SQLiteError: Error, Sendable, CustomStringConvertible {
+    /// What a call on a connection of a closed store fails with (the store maps it to ``HangarError/closed``).
+    static let closed = SQLiteError(code: SQLITE_MISUSE, message: "the store is closed", sql: nil)
+
     let code: Int32
     let message: String
     let sql: String?
@@ -38,6 +41,8 @@ final class SQLiteConnection {
     private var deferredCheckpoint: (size: Int, until: ContinuousClock.Instant)?
     /// Set while a transaction runs, to refuse nested `transaction` calls (SQLite has no nested BEGIN).
     private(set) var isInTransaction = false
+    /// Set by ``close()``: the handle is gone, and the store calls nothing on the connection any more.
+    private(set) var isClosed = false
 
     /// Opens (creating when `readWrite`) the database at `path` (`:memory:` for a private in-memory one), through
     /// the registered VFS named `vfs` (SQLite's default when `nil`).
@@ -65,7 +70,14 @@ final class SQLiteConnection {
         _ = hangar_sqlite3_enable_defensive(handle)
     }
 
-    deinit {
+    deinit { close() }
+
+    /// Closes the connection now, its cached statements first, releasing its file, log and shared memory (a
+    /// backup still under way keeps the handle until it finishes, as `sqlite3_close_v2` does). Nothing may be
+    /// called on it afterwards; closing twice does nothing.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
         statementCache.removeAll()
         sqlite3_close_v2(handle)
     }

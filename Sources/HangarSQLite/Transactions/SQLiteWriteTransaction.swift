@@ -78,14 +78,20 @@ public final class SQLiteWriteTransaction: SQLiteReadTransaction {
         return try apply(plan) != nil
     }
 
-    /// Saves a kept earlier revision again, as a new revision; returns the new revision number.
+    /// Saves a kept earlier revision again, as a new revision; returns the new revision number. Like an envelope
+    /// save, a stored document of a newer major is not replaced (``HangarError/newerMajor``) unless
+    /// `overwritingNewerMajor`.
     @discardableResult
-    public func restore(key: String, in collection: String, revision: Int) throws(HangarError) -> Int {
+    public func restore(
+        key: String, in collection: String, revision: Int, overwritingNewerMajor: Bool = false
+    ) throws(HangarError) -> Int {
         checkValid()
         guard let old = try document(in: collection, key: key, revision: revision) else {
             throw HangarError(.notFound, "Revision \(revision) is not kept", collection: collection, key: key)
         }
-        return try apply(DocumentRules.planRestore(old, configuration: store.configuration))?.revision ?? 0
+        let plan = try DocumentRules.planRestore(
+            old, overwritingNewerMajor: overwritingNewerMajor, configuration: store.configuration)
+        return try apply(plan)?.revision ?? 0
     }
 
     // MARK: Applying a plan

@@ -13,7 +13,7 @@ package struct BinaryPropertyListMap: Sendable {
     }
 
     private let bytes: [UInt8]
-    private let trailer: Trailer
+    private let trailer: BinaryTrailer
     private let limits: DecodingLimits
     /// The checking decoder's slots: the shared-object bits as first computed (so that a later decode keeps the
     /// same objects), with the numbers of the values it kept (stand-ins), masked off before any decode.
@@ -22,8 +22,8 @@ package struct BinaryPropertyListMap: Sendable {
     /// Checks `bytes` whole; throws what decoding them throws.
     package init(_ bytes: [UInt8], limits: DecodingLimits = .default) throws(PropertyListError) {
         let (trailer, slots) = try withByteReader(bytes) {
-            (reader) throws(PropertyListError) -> (Trailer, [UInt32]) in
-            let trailer = try Trailer(reader, limits: limits)
+            (reader) throws(PropertyListError) -> (BinaryTrailer, [UInt32]) in
+            let trailer = try BinaryTrailer(reader, limits: limits)
             var decoder = try BinaryDecoder(reader, trailer: trailer, limits: limits, validating: true)
             _ = try decoder.decodeRoot()
             return (trailer, decoder.slots)

@@ -4,21 +4,21 @@ extension PropertyList {
     /// Apple's writer numbers and encodes them.
     ///
     /// ``encoded(as:options:)`` writes a value, which knows neither the order a writer put a dictionary's keys in
-    /// (Apple's writer takes a dictionary's hash order; values here keep keys sorted) nor which equal strings were
+    /// (Apple's writer takes a dictionary's hash order) nor which equal strings were
     /// one object (Apple's writer shares an object it meets twice, not two equal ones). A file Apple's writer
     /// wrote (a keyed archive, for one) comes back byte for byte from this; any other file comes back with the
     /// widths, numbering and encodings Apple's writer would choose for the same graph.
     ///
     /// The file is decoded first, with `limits`, so bad input fails exactly as ``init(binary:limits:)`` does.
     /// When the graph cannot be kept (a dictionary names a key twice), or the result would not read back as the
-    /// same value, the value is written as ``encoded(as:options:)`` writes it.
+    /// same value, the value is written as ``encoded(as:options:)`` writes it with its keys in the file's order.
     public static func rewrittenBinary(
         _ bytes: [UInt8], limits: DecodingLimits = .default
     ) throws(PropertyListError) -> [UInt8] {
         let value = try BinaryReader.read(bytes, limits: limits)
         let kept = try withByteReader(bytes) { reader in BinaryRewriter.rewrite(reader, limits: limits) }
         if let kept, (try? BinaryReader.read(kept, limits: limits)) == value { return kept }
-        return try BinaryWriter.write(value)
+        return try BinaryWriter.write(value, keyOrder: .kept)
     }
 }
 
@@ -27,7 +27,7 @@ extension PropertyList {
 /// file (CF shares the same object, not equal ones).
 private struct BinaryRewriter {
     let reader: ByteReader
-    let trailer: Trailer
+    let trailer: BinaryTrailer
     var decoder: BinaryDecoder
     /// The new number of each of the file's leaves already planned, or -1.
     var leafNumbers: [Int32]
@@ -38,7 +38,7 @@ private struct BinaryRewriter {
 
     /// Nil when the file does not decode, or its graph cannot be kept.
     static func rewrite(_ reader: ByteReader, limits: DecodingLimits) -> [UInt8]? {
-        guard let trailer = try? Trailer(reader, limits: limits),
+        guard let trailer = try? BinaryTrailer(reader, limits: limits),
             let decoder = try? BinaryDecoder(reader, trailer: trailer, limits: limits, plain: true),
             trailer.objectCount < Int(Int32.max)
         else { return nil }

@@ -1,16 +1,16 @@
 /// Encodes `bplist00` as Apple's writer does (Documentation/bplist-format.md §1.8, §4.2), deterministically.
 ///
 /// Objects are numbered in pre-order (a container, then a dictionary's keys, then its values, each
-/// depth-first), with dictionary keys sorted. Equal strings, numbers, dates and data are written once and
+/// depth-first), with dictionary keys sorted or in their kept order. Equal strings, numbers, dates and data are written once and
 /// shared; arrays and dictionaries never are, nor are UIDs (CF's writer appends a UID object at each visit, as
 /// `plistlib` does for distinct `UID` instances). Integers, UIDs, references and offsets take the fewest bytes.
 ///
 /// Two passes: `ObjectPlan` numbers the objects and records, per object, either the leaf to write or the
 /// run of child numbers in one shared arena; `emit` then writes them in number order.
 enum BinaryWriter {
-    static func write(_ value: PropertyList) throws(PropertyListError) -> [UInt8] {
+    static func write(_ value: PropertyList, keyOrder: EncodingOptions.KeyOrder) throws(PropertyListError) -> [UInt8] {
         var plan = ObjectPlan()
-        try ValueWalk.walk(value, with: &plan)
+        try ValueWalk.walk(value, keyOrder: keyOrder, with: &plan)
         return plan.emit()
     }
 }

@@ -2,7 +2,7 @@
 /// the same keys (every record of a kind in a file) share one array of keys instead of each holding a copy.
 ///
 /// Writers share equal strings, so two dictionaries with the same keys have byte-equal runs of key references;
-/// a run seen before, whose keys were strings in ascending order, gives back the same keys without decoding them
+/// a run seen before, whose keys were different strings, gives back the same keys without decoding them
 /// again. In a file of records this halves what each dictionary costs (`pilots.bplist`: 19 MB of 68 MB).
 /// Direct-mapped by a hash of the run: a colliding run replaces the older one, so the table stays small.
 struct KeyLists {
@@ -11,6 +11,7 @@ struct KeyLists {
         let byteCount: Int
         let hash: UInt64
         let keys: [String]
+        let sortedPositions: [Int]?
     }
 
     private static let size = 64
@@ -18,18 +19,20 @@ struct KeyLists {
     private var entries: [Entry?] = []
 
     /// The keys of an earlier dictionary whose `byteCount` bytes of key references at `refs` are these.
-    func keys(_ reader: ByteReader, refs: Int, byteCount: Int, hash: UInt64) -> [String]? {
+    func keys(_ reader: ByteReader, refs: Int, byteCount: Int, hash: UInt64) -> (
+        keys: [String], sortedPositions: [Int]?
+    )? {
         guard !entries.isEmpty, let entry = entries[Int(truncatingIfNeeded: hash) & (Self.size - 1)],
             entry.hash == hash,
             entry.byteCount == byteCount, reader.regionsEqual(entry.refs, refs, count: byteCount)
         else { return nil }
-        return entry.keys
+        return (entry.keys, entry.sortedPositions)
     }
 
-    /// Remembers `keys`, strings in ascending order decoded from the references at `refs`.
-    mutating func remember(_ keys: [String], refs: Int, byteCount: Int, hash: UInt64) {
+    /// Remembers `keys`, different strings decoded from the references at `refs`, with their sorted positions.
+    mutating func remember(_ keys: [String], sortedPositions: [Int]?, refs: Int, byteCount: Int, hash: UInt64) {
         if entries.isEmpty { entries = Array(repeating: nil, count: Self.size) }
         entries[Int(truncatingIfNeeded: hash) & (Self.size - 1)] = Entry(
-            refs: refs, byteCount: byteCount, hash: hash, keys: keys)
+            refs: refs, byteCount: byteCount, hash: hash, keys: keys, sortedPositions: sortedPositions)
     }
 }

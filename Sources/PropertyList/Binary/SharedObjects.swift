@@ -18,7 +18,7 @@ enum SharedObjects {
 
     /// One slot per object, with ``sharedBit`` set on every object referenced more than once (the top object
     /// counts the trailer's reference), and ``seenBit`` on those referenced once.
-    static func slots(_ reader: ByteReader, trailer: Trailer) -> [UInt32] {
+    static func slots(_ reader: ByteReader, trailer: BinaryTrailer) -> [UInt32] {
         let count = trailer.objectCount
         // Kept values are numbered in the low 29 bits; a file with more objects (over 512 MB) keeps none.
         guard UInt64(count) < UInt64(indexMask) else { return Array(repeating: 0, count: count) }
@@ -48,7 +48,7 @@ enum SharedObjects {
     }
 
     /// Every object marked shared: the decoder keeps every value worth keeping, as it did before this scan.
-    static func allShared(_ trailer: Trailer) -> [UInt32] {
+    static func allShared(_ trailer: BinaryTrailer) -> [UInt32] {
         guard UInt64(trailer.objectCount) < UInt64(indexMask) else {
             return Array(repeating: 0, count: trailer.objectCount)
         }
@@ -62,7 +62,7 @@ enum SharedObjects {
 
     /// Where an array's or dictionary's references start and how many there are (a dictionary's keys and values
     /// both), when its header parses as the decoder parses it and they end before the offset table.
-    private static func references(of object: Int, _ reader: ByteReader, trailer: Trailer) -> (Int, Int)? {
+    private static func references(of object: Int, _ reader: ByteReader, trailer: BinaryTrailer) -> (Int, Int)? {
         let end = trailer.offsetTableOffset
         let width = trailer.offsetIntSize
         let start = Int(

@@ -1,6 +1,6 @@
 extension PropertyList {
     /// The path (like `flights[3].departure`, the empty string for the root) of the first date that has a
-    /// fraction of a second, in the order the writers emit values (dictionary keys sorted); `nil` when there
+    /// fraction of a second, in the order the values keep (a dictionary's keys in its kept order); `nil` when there
     /// is none.
     ///
     /// XML's `<date>` holds whole seconds (Apple's and Python's readers take no fraction), so the XML writer

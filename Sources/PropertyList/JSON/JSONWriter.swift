@@ -1,4 +1,4 @@
-/// Writes JSON as `plutil -convert json` does: compact, keys sorted by ``KeyOrder``, and a date or data value
+/// Writes JSON as `plutil -convert json` does: compact, keys sorted by ``KeyOrder`` (or kept in the value's order), and a date or data value
 /// anywhere is ``PropertyListError/Code/unrepresentable`` with its path (`objects[2].photo`), unless
 /// ``JSONEncodingOptions/lossyDatesAndData`` maps dates to ISO-8601 strings (`2004-10-26T10:33:33Z`, with up to
 /// six fraction digits when the fraction is non-zero) and data to base64 strings. A UID is refused the same way
@@ -12,9 +12,11 @@
 ///   level, `"key" : value`, empty containers as `[]` and `{}`.
 /// - Neither mode ends with a newline.
 enum JSONWriter {
-    static func write(_ value: PropertyList, options: JSONEncodingOptions) throws(PropertyListError) -> [UInt8] {
+    static func write(
+        _ value: PropertyList, options: JSONEncodingOptions, keyOrder: EncodingOptions.KeyOrder
+    ) throws(PropertyListError) -> [UInt8] {
         var emitter = JSONEmitter(options: options)
-        try ValueWalk.walk(value, with: &emitter)
+        try ValueWalk.walk(value, keyOrder: keyOrder, with: &emitter)
         return emitter.out
     }
 }

@@ -66,7 +66,10 @@ extension PropertyList {
 
     /// Encodes this value in `format`.
     ///
-    /// Binary and XML writers are deterministic: equal values give identical bytes, with dictionary keys sorted.
+    /// With ``EncodingOptions/KeyOrder/sorted`` keys (the default) the writers are deterministic: equal values
+    /// give identical bytes. With ``EncodingOptions/KeyOrder/kept`` each dictionary's keys are written in the
+    /// order it keeps (a decoded file's, or the order they were added in), so a file read, edited and written
+    /// again changes only where it was edited.
     /// Fails with ``PropertyListError/Code/unrepresentable`` for a value the format cannot hold
     /// (for example a date in strict JSON) and ``PropertyListError/Code/unsupported`` for OpenStep,
     /// which is read only.
@@ -75,9 +78,9 @@ extension PropertyList {
         options: EncodingOptions = .init()
     ) throws(PropertyListError) -> [UInt8] {
         switch format {
-        case .binary: try BinaryWriter.write(self)
-        case .xml: try XMLWriter.write(self)
-        case .json: try JSONWriter.write(self, options: options.json)
+        case .binary: try BinaryWriter.write(self, keyOrder: options.keyOrder)
+        case .xml: try XMLWriter.write(self, keyOrder: options.keyOrder)
+        case .json: try JSONWriter.write(self, options: options.json, keyOrder: options.keyOrder)
         case .openStep: throw PropertyListError(.readOnlyFormat("The OpenStep format is read only"))
         }
     }
@@ -85,18 +88,29 @@ extension PropertyList {
 
 /// Choices for ``PropertyList/encoded(as:options:)``.
 public struct EncodingOptions: Sendable, Hashable {
+    /// The order of each dictionary's keys in every format.
+    public enum KeyOrder: Sendable, Hashable {
+        /// Sorted by UTF-16 code unit, as `plutil` writes XML: equal values give identical bytes.
+        case sorted
+        /// The order each dictionary keeps: a decoded file's, or the order its keys were added in.
+        case kept
+    }
+
     /// How JSON output is shaped and what it does with dates and data.
     public var json: JSONEncodingOptions
+    /// The order of each dictionary's keys; ``KeyOrder/sorted`` unless asked.
+    public var keyOrder: KeyOrder
 
-    /// Options with the given JSON choices.
-    public init(json: JSONEncodingOptions = .init()) {
+    /// Options with the given choices.
+    public init(json: JSONEncodingOptions = .init(), keyOrder: KeyOrder = .sorted) {
         self.json = json
+        self.keyOrder = keyOrder
     }
 }
 
 /// Choices for JSON output.
 public struct JSONEncodingOptions: Sendable, Hashable {
-    /// Indented, one entry per line (keys are always sorted).
+    /// Indented, one entry per line.
     public var prettyPrinted: Bool
     /// Write dates as ISO-8601 strings (`2004-10-26T10:33:33Z`, with a fraction when there is one) and data as
     /// base64 strings, and UIDs as `{"CF$UID": n}` (which JSON reads back as that dictionary). Without it, as in

@@ -5,20 +5,26 @@ extension PropertyList {
     /// with U+00E9 and spelt with `e` + U+0301 would merge and a value would be lost. Here they are two keys,
     /// as they are in CoreFoundation, Python's `plistlib` and libplist.
     ///
-    /// Entries are kept sorted in the order every writer emits them (by UTF-16 code unit, as `plutil` does),
-    /// so iteration is deterministic, writing needs no sort, and a lookup is a binary search. Building from a
-    /// sequence sorts once; adding keys in ascending order appends; adding an arbitrary key is O(n), so build
-    /// a large dictionary with ``init(_:uniquingKeysWith:)`` rather than key by key.
+    /// Entries keep their order: the order a file had them in when decoded, the order they were added in when
+    /// built (a new key goes at the end; replacing a value keeps its place). Equality and hashing ignore the
+    /// order. Writers emit the kept order, or keys sorted by UTF-16 code unit as `plutil` does when
+    /// ``EncodingOptions/keyOrder`` asks (the default, so that equal values give equal bytes). A lookup is a
+    /// binary search, through a sorted index of positions kept beside the entries when they are not already
+    /// in key order; adding a key that sorts last appends, any other costs O(n).
     public struct Dictionary: Sendable {
-        /// The keys, strictly ascending in ``PropertyList/DictionaryKey`` order.
+        /// The keys, in the kept order.
         @usableFromInline var keyStorage: [String]
         /// `values[i]` belongs to `keys[i]`.
         @usableFromInline var valueStorage: [PropertyList]
+        /// The positions of the entries in ascending ``PropertyList/DictionaryKey`` order; `nil` when the kept
+        /// order already is that order (files written by Apple's XML writer and by Hangar are), which costs nothing.
+        @usableFromInline var sortedPositions: [Int]?
 
         /// An empty dictionary.
         public init() {
             keyStorage = []
             valueStorage = []
+            sortedPositions = nil
         }
 
         /// A dictionary with room for `capacity` entries.
@@ -27,8 +33,8 @@ extension PropertyList {
             reserveCapacity(capacity)
         }
 
-        /// A dictionary of `entries`; when a key appears more than once, `combine` chooses the value
-        /// (given the value so far and the later one).
+        /// A dictionary of `entries`, in their order; when a key appears more than once, `combine` chooses the
+        /// value (given the value so far and the later one), which stays where the key first appeared.
         public init<S: Sequence<(String, PropertyList)>>(
             _ entries: S,
             uniquingKeysWith combine: (PropertyList, PropertyList) throws -> PropertyList
@@ -44,7 +50,8 @@ extension PropertyList {
             try self.init(keys: keys, values: values, uniquingKeysWith: combine)
         }
 
-        /// A dictionary of `entries`, whose keys are all different (a repeated key keeps its last value).
+        /// A dictionary of `entries`, in their order, whose keys are all different (a repeated key keeps its last
+        /// value, at its first place).
         public init<S: Sequence<(String, PropertyList)>>(uniqueKeysWithValues entries: S) {
             self.init(entries, uniquingKeysWith: { _, last in last })
         }
@@ -54,6 +61,16 @@ extension PropertyList {
             assert(keys.count == values.count && Self.isAscending(keys))
             keyStorage = keys
             valueStorage = values
+            sortedPositions = nil
+        }
+
+        /// A dictionary from parallel arrays of different keys, with their sorted positions already known
+        /// (``sortedPositions(of:)`` of these keys).
+        init(distinctKeys keys: [String], values: [PropertyList], sortedPositions: [Int]?) {
+            assert(keys.count == values.count)
+            keyStorage = keys
+            valueStorage = values
+            self.sortedPositions = sortedPositions
         }
 
         /// Whether `keys` are strictly ascending in ``PropertyList/DictionaryKey`` order (so none is repeated).
@@ -66,37 +83,55 @@ extension PropertyList {
             return true
         }
 
-        /// A dictionary from parallel arrays, in any order; sorts only when the keys are not already ascending
-        /// (files written by Apple's tools and by Hangar are), so reading such a file costs one pass.
+        /// The positions of `keys` in ascending key order (equal keys by position), or `nil` when they already
+        /// are strictly ascending.
+        static func sortedPositions(of keys: [String]) -> [Int]? {
+            if isAscending(keys) { return nil }
+            return keys.indices.sorted { left, right in
+                let comparison = KeyOrder.compare(keys[left], keys[right])
+                return comparison == 0 ? left < right : comparison < 0
+            }
+        }
+
+        /// A dictionary from parallel arrays, in their order; a key given twice stays at its first place with the
+        /// value `combine` chooses. Keys already ascending (files written by Apple's XML writer and by Hangar)
+        /// cost one pass.
         init(
             keys: [String], values: [PropertyList],
             uniquingKeysWith combine: (PropertyList, PropertyList) throws -> PropertyList
         ) rethrows {
-            if Self.isAscending(keys) {
-                keyStorage = keys
-                valueStorage = values
+            guard let order = Self.sortedPositions(of: keys) else {
+                self.init(ascendingKeys: keys, values: values)
                 return
             }
-            // A stable sort of positions keeps repeated keys in input order, so `combine` sees them in order.
-            let order = keys.indices.sorted { left, right in
-                let comparison = KeyOrder.compare(keys[left], keys[right])
-                return comparison == 0 ? left < right : comparison < 0
-            }
-            var sortedKeys: [String] = []
-            var sortedValues: [PropertyList] = []
-            sortedKeys.reserveCapacity(keys.count)
-            sortedValues.reserveCapacity(keys.count)
-            for position in order {
-                if let last = sortedKeys.last, KeyOrder.compare(last, keys[position]) == 0 {
-                    sortedValues[sortedValues.count - 1] = try combine(
-                        sortedValues[sortedValues.count - 1], values[position])
+            // Repeated keys are neighbours in `order`, the first place first: fold each run into its first place.
+            var dropped = [Bool](repeating: false, count: keys.count)
+            var combined = values
+            var hasRepeats = false
+            var rank = 1
+            var runStart = order[0]
+            while rank < order.count {
+                let position = order[rank]
+                if KeyOrder.compare(keys[runStart], keys[position]) == 0 {
+                    combined[runStart] = try combine(combined[runStart], values[position])
+                    dropped[position] = true
+                    hasRepeats = true
                 } else {
-                    sortedKeys.append(keys[position])
-                    sortedValues.append(values[position])
+                    runStart = position
                 }
+                rank += 1
             }
-            keyStorage = sortedKeys
-            valueStorage = sortedValues
+            guard hasRepeats else {
+                self.init(distinctKeys: keys, values: values, sortedPositions: order)
+                return
+            }
+            var keptKeys: [String] = []
+            var keptValues: [PropertyList] = []
+            for position in keys.indices where !dropped[position] {
+                keptKeys.append(keys[position])
+                keptValues.append(combined[position])
+            }
+            self.init(distinctKeys: keptKeys, values: keptValues, sortedPositions: Self.sortedPositions(of: keptKeys))
         }
 
         /// The number of entries.
@@ -105,11 +140,27 @@ extension PropertyList {
         /// Whether there are no entries.
         @inlinable public var isEmpty: Bool { keyStorage.isEmpty }
 
-        /// The keys, in writing order.
+        /// The keys, in the kept order.
         public var keys: [String] { keyStorage }
 
         /// The values, in the order of their keys.
         public var values: [PropertyList] { valueStorage }
+
+        /// Whether the kept order is ascending key order (as every writer's sorted output has it).
+        public var isInKeyOrder: Bool { sortedPositions == nil }
+
+        /// The same entries, in ascending key order (by UTF-16 code unit, as `plutil` sorts them).
+        public func sortedByKey() -> Dictionary {
+            guard let sortedPositions else { return self }
+            return Dictionary(
+                ascendingKeys: sortedPositions.map { keyStorage[$0] }, values: sortedPositions.map { valueStorage[$0] })
+        }
+
+        /// The position of the entry that is `rank`-th in key order.
+        @inline(__always)
+        func position(ofRank rank: Int) -> Int {
+            sortedPositions?[rank] ?? rank
+        }
 
         /// Makes room for `capacity` entries.
         public mutating func reserveCapacity(_ capacity: Int) {
@@ -120,8 +171,8 @@ extension PropertyList {
         /// The value under `key` (compared scalar for scalar); assigning `nil` removes the key.
         public subscript(key: String) -> PropertyList? {
             get {
-                guard case .found(let index) = search(key) else { return nil }
-                return valueStorage[index]
+                guard case .found(let rank) = search(key) else { return nil }
+                return valueStorage[position(ofRank: rank)]
             }
             set {
                 if let newValue {
@@ -143,30 +194,59 @@ extension PropertyList {
             return false
         }
 
-        /// Sets the value under `key`; returns the value it replaced, if any.
+        /// The position of `key` in the kept order, if it is present.
+        public func index(forKey key: String) -> Int? {
+            guard case .found(let rank) = search(key) else { return nil }
+            return position(ofRank: rank)
+        }
+
+        /// Sets the value under `key`, in its place, or at the end when the key is new; returns the value it
+        /// replaced, if any.
         @discardableResult
         public mutating func updateValue(_ value: PropertyList, forKey key: String) -> PropertyList? {
             switch search(key) {
-            case .found(let index):
-                let old = valueStorage[index]
-                valueStorage[index] = value
+            case .found(let rank):
+                let position = position(ofRank: rank)
+                let old = valueStorage[position]
+                valueStorage[position] = value
                 return old
-            case .insertionPoint(let index):
-                keyStorage.insert(key, at: index)
-                valueStorage.insert(value, at: index)
+            case .insertionPoint(let rank):
+                let position = keyStorage.count
+                keyStorage.append(key)
+                valueStorage.append(value)
+                if sortedPositions == nil && rank == position { return nil }
+                var order = sortedPositions ?? Array(0..<position)
+                order.insert(position, at: rank)
+                sortedPositions = order
                 return nil
             }
         }
 
-        /// Removes `key`; returns its value, if it was present.
+        /// Removes `key`; returns its value, if it was present. The other entries keep their order.
         @discardableResult
         public mutating func removeValue(forKey key: String) -> PropertyList? {
-            guard case .found(let index) = search(key) else { return nil }
-            keyStorage.remove(at: index)
-            return valueStorage.remove(at: index)
+            guard case .found(let rank) = search(key) else { return nil }
+            return remove(rank: rank)
         }
 
-        /// Adds `other`'s entries; for a key in both, `combine` gets this dictionary's value and `other`'s.
+        private mutating func remove(rank: Int) -> PropertyList {
+            let position = position(ofRank: rank)
+            keyStorage.remove(at: position)
+            let value = valueStorage.remove(at: position)
+            guard var order = sortedPositions else { return value }
+            sortedPositions = nil
+            order.remove(at: rank)
+            var isIdentity = true
+            for index in order.indices {
+                if order[index] > position { order[index] -= 1 }
+                if order[index] != index { isIdentity = false }
+            }
+            if !isIdentity { sortedPositions = order }
+            return value
+        }
+
+        /// Adds `other`'s entries after this dictionary's, in their order; for a key in both, `combine` gets this
+        /// dictionary's value and `other`'s, and the result stays in this dictionary's place.
         public mutating func merge(
             _ other: Dictionary, uniquingKeysWith combine: (PropertyList, PropertyList) throws -> PropertyList
         ) rethrows {
@@ -180,17 +260,18 @@ extension PropertyList {
                 uniquingKeysWith: combine)
         }
 
-        /// The entries for which `isIncluded` is true.
+        /// The entries for which `isIncluded` is true, in their order.
         public func filter(_ isIncluded: ((key: String, value: PropertyList)) throws -> Bool) rethrows -> Dictionary {
-            var result = Dictionary()
+            var keys: [String] = []
+            var values: [PropertyList] = []
             for entry in self where try isIncluded(entry) {
-                result.keyStorage.append(entry.key)
-                result.valueStorage.append(entry.value)
+                keys.append(entry.key)
+                values.append(entry.value)
             }
-            return result
+            return Dictionary(distinctKeys: keys, values: values, sortedPositions: Self.sortedPositions(of: keys))
         }
 
-        /// The same keys with transformed values.
+        /// The same keys, in the same order, with transformed values.
         public func mapValues(_ transform: (PropertyList) throws -> PropertyList) rethrows -> Dictionary {
             var result = self
             result.valueStorage = try valueStorage.map(transform)
@@ -202,17 +283,18 @@ extension PropertyList {
             case insertionPoint(Int)
         }
 
-        /// Binary search in key order; appending past the last key is checked first (builders add in order).
+        /// Binary search in key order, by rank; past the last key is checked first (builders add in order).
         private func search(_ key: String) -> SearchResult {
-            guard let last = keyStorage.last else { return .insertionPoint(0) }
-            let lastComparison = KeyOrder.compare(last, key)
-            if lastComparison < 0 { return .insertionPoint(keyStorage.count) }
-            if lastComparison == 0 { return .found(keyStorage.count - 1) }
+            let count = keyStorage.count
+            guard count > 0 else { return .insertionPoint(0) }
+            let lastComparison = KeyOrder.compare(keyStorage[position(ofRank: count - 1)], key)
+            if lastComparison < 0 { return .insertionPoint(count) }
+            if lastComparison == 0 { return .found(count - 1) }
             var low = 0
-            var high = keyStorage.count - 1
+            var high = count - 1
             while low < high {
                 let middle = (low + high) / 2
-                let comparison = KeyOrder.compare(keyStorage[middle], key)
+                let comparison = KeyOrder.compare(keyStorage[position(ofRank: middle)], key)
                 if comparison == 0 { return .found(middle) }
                 if comparison < 0 { low = middle + 1 } else { high = middle }
             }
@@ -228,7 +310,7 @@ extension PropertyList.Dictionary: RandomAccessCollection {
     @inlinable public var startIndex: Int { 0 }
     @inlinable public var endIndex: Int { keyStorage.count }
 
-    /// The entry at `position`, in key order.
+    /// The entry at `position`, in the kept order.
     @inlinable public subscript(position: Int) -> Element {
         (keyStorage[position], valueStorage[position])
     }
@@ -242,12 +324,14 @@ extension PropertyList.Dictionary: ExpressibleByDictionaryLiteral {
 }
 
 extension PropertyList.Dictionary: Hashable {
-    /// Equal when both hold the same keys, scalar for scalar, each with an equal value.
+    /// Equal when both hold the same keys, scalar for scalar, each with an equal value, in any order.
     public static func == (lhs: Self, rhs: Self) -> Bool {
         guard lhs.count == rhs.count else { return false }
-        for index in lhs.keyStorage.indices {
-            guard UTF8Bytes.equal(lhs.keyStorage[index], rhs.keyStorage[index]),
-                lhs.valueStorage[index] == rhs.valueStorage[index]
+        for rank in lhs.keyStorage.indices {
+            let left = lhs.position(ofRank: rank)
+            let right = rhs.position(ofRank: rank)
+            guard UTF8Bytes.equal(lhs.keyStorage[left], rhs.keyStorage[right]),
+                lhs.valueStorage[left] == rhs.valueStorage[right]
             else { return false }
         }
         return true
@@ -255,9 +339,10 @@ extension PropertyList.Dictionary: Hashable {
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(count)
-        for index in keyStorage.indices {
-            UTF8Bytes.hash(keyStorage[index], into: &hasher)
-            hasher.combine(valueStorage[index])
+        for rank in keyStorage.indices {
+            let position = position(ofRank: rank)
+            UTF8Bytes.hash(keyStorage[position], into: &hasher)
+            hasher.combine(valueStorage[position])
         }
     }
 }
@@ -265,59 +350,5 @@ extension PropertyList.Dictionary: Hashable {
 extension PropertyList.Dictionary: CustomStringConvertible {
     public var description: String {
         "[" + map { "\($0.key.debugDescription): \($0.value)" }.joined(separator: ", ") + "]"
-    }
-}
-
-extension PropertyList {
-    /// A dictionary key with exact identity: equal, hashed and ordered by its Unicode scalars (ordered by
-    /// UTF-16 code unit, the order writers use), never by canonical equivalence.
-    ///
-    /// Use it where a set or dictionary of keys must agree with ``PropertyList/Dictionary``:
-    /// `Set(["caf\u{E9}", "cafe\u{301}"].map(PropertyList.DictionaryKey.init)).count == 2`.
-    public struct DictionaryKey: Sendable, Hashable, Comparable, ExpressibleByStringLiteral, CustomStringConvertible {
-        /// The key's text.
-        public let string: String
-
-        /// The key for `string`.
-        public init(_ string: String) {
-            self.string = string
-        }
-
-        public init(stringLiteral value: String) {
-            self.init(value)
-        }
-
-        public static func == (lhs: Self, rhs: Self) -> Bool {
-            UTF8Bytes.equal(lhs.string, rhs.string)
-        }
-
-        public static func < (lhs: Self, rhs: Self) -> Bool {
-            KeyOrder.compare(lhs.string, rhs.string) < 0
-        }
-
-        public func hash(into hasher: inout Hasher) {
-            UTF8Bytes.hash(string, into: &hasher)
-        }
-
-        public var description: String { string }
-    }
-}
-
-/// Collects a dictionary's entries as a reader meets them; ``build()`` sorts once if needed and keeps the
-/// last value of a repeated key, as Apple's readers, CPython and go-plist do.
-struct DictionaryBuilder {
-    private var keys: [String] = []
-    private var values: [PropertyList] = []
-
-    mutating func append(_ key: String, _ value: PropertyList) {
-        keys.append(key)
-        values.append(value)
-    }
-
-    /// The key of the entry appended last.
-    var lastKey: String? { keys.last }
-
-    func build() -> PropertyList.Dictionary {
-        PropertyList.Dictionary(keys: keys, values: values, uniquingKeysWith: { _, last in last })
     }
 }

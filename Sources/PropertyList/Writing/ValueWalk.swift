@@ -2,7 +2,7 @@
 /// (collected as the error unwinds) live here; a writer says only what each step writes.
 ///
 /// Pre-order: a container, then (for a dictionary) each key with its value, each element in order. Keys come
-/// in ``PropertyList/Dictionary`` order, which is the order every writer emits.
+/// in the dictionary's kept order, or sorted (``EncodingOptions/KeyOrder``): the order the writer emits.
 protocol ValueVisitor {
     /// A string, integer, real, Boolean, date or data value at `depth` (the root is depth 0).
     mutating func visitScalar(_ value: PropertyList, depth: Int) throws(WriteFailure)
@@ -26,20 +26,21 @@ extension ValueVisitor {
 }
 
 enum ValueWalk {
-    /// Walks `value` through `visitor`; a failure comes out as the public error with the value's path.
-    static func walk<Visitor: ValueVisitor>(_ value: PropertyList, with visitor: inout Visitor)
-        throws(PropertyListError)
-    {
+    /// Walks `value` through `visitor`, each dictionary's keys in `keyOrder`; a failure comes out as the public
+    /// error with the value's path.
+    static func walk<Visitor: ValueVisitor>(
+        _ value: PropertyList, keyOrder: EncodingOptions.KeyOrder, with visitor: inout Visitor
+    ) throws(PropertyListError) {
         var nodes = 0
         do {
-            try step(value, depth: 0, nodes: &nodes, visitor: &visitor)
+            try step(value, depth: 0, sortingKeys: keyOrder == .sorted, nodes: &nodes, visitor: &visitor)
         } catch {
             throw error.propertyListError
         }
     }
 
     private static func step<Visitor: ValueVisitor>(
-        _ value: PropertyList, depth: Int, nodes: inout Int, visitor: inout Visitor
+        _ value: PropertyList, depth: Int, sortingKeys: Bool, nodes: inout Int, visitor: inout Visitor
     ) throws(WriteFailure) {
         // A value built in memory can share arrays (`x = [x, x]`, 64 times): bound what expanding it costs.
         nodes += 1
@@ -51,20 +52,23 @@ enum ValueWalk {
             for index in elements.indices {
                 do {
                     visitor.beginElement(index, depth: depth)
-                    try step(elements[index], depth: depth + 1, nodes: &nodes, visitor: &visitor)
+                    try step(
+                        elements[index], depth: depth + 1, sortingKeys: sortingKeys, nodes: &nodes, visitor: &visitor)
                 } catch {
                     throw error.under(.index(index))
                 }
             }
             visitor.endArray(elements, depth: depth)
-        case .dictionary(let entries):
+        case .dictionary(let kept):
+            // Sorting copies only a dictionary whose kept order is not key order; most already are.
+            let entries = sortingKeys ? kept.sortedByKey() : kept
             guard depth < WriteLimits.maxDepth else { throw WriteLimits.depthFailure() }
             try visitor.beginDictionary(entries, depth: depth)
             for index in entries.indices {
                 let (key, element) = entries[index]
                 do {
                     try visitor.beginEntry(key, index: index, depth: depth)
-                    try step(element, depth: depth + 1, nodes: &nodes, visitor: &visitor)
+                    try step(element, depth: depth + 1, sortingKeys: sortingKeys, nodes: &nodes, visitor: &visitor)
                 } catch {
                     throw error.under(.key(key))
                 }

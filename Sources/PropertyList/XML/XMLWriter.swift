@@ -1,5 +1,5 @@
 /// Writes XML property lists byte for byte as Apple's CoreFoundation does: the XML declaration and
-/// PropertyList-1.0 DOCTYPE, one element per line indented with tabs, keys sorted by ``KeyOrder``,
+/// PropertyList-1.0 DOCTYPE, one element per line indented with tabs, keys sorted by ``KeyOrder`` (or kept in the value's order),
 /// `<array/>` and `<dict/>` for empty containers, only `&`, `<` and `>` escaped, `<data>` as base64 lines of
 /// 76 − 8·indent characters (indent capped at 8), `<date>` in whole UTC seconds (the fraction is dropped:
 /// see ``PropertyList/firstSubsecondDatePath``), integers in decimal.
@@ -26,16 +26,16 @@ enum XMLWriter {
         """.utf8)
     static let footer: [UInt8] = Array("</plist>\n".utf8)
 
-    static func write(_ value: PropertyList) throws(PropertyListError) -> [UInt8] {
+    static func write(_ value: PropertyList, keyOrder: EncodingOptions.KeyOrder) throws(PropertyListError) -> [UInt8] {
         var estimate = XMLSizeEstimate()
-        try ValueWalk.walk(value, with: &estimate)
+        try ValueWalk.walk(value, keyOrder: keyOrder, with: &estimate)
         // Written once into an array of the estimated size: growing a large output by doubling would copy it
         // and fault in fresh pages every time.
         return try OutputBuffer.collect(estimate: header.count + estimate.bytes + footer.count) {
             (out) throws(PropertyListError) in
             var emitter = XMLEmitter(out: out)
             header.withUnsafeBytes { emitter.out.append(contentsOf: $0) }
-            try ValueWalk.walk(value, with: &emitter)
+            try ValueWalk.walk(value, keyOrder: keyOrder, with: &emitter)
             footer.withUnsafeBytes { emitter.out.append(contentsOf: $0) }
             out = emitter.out
         }

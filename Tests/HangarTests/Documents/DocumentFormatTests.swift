@@ -149,6 +149,19 @@ import Testing
                     current: .init(major: 1, minor: 2),
                     minorUpgrades: [DocumentMinorUpgrade(major: 1, to: 3, "c") { $0 }])
             } == "Minor upgrade \"c\" leads to 1.3, outside the versions 1.0...1.2 this format reads")
+        // Minor 0 is inside the versions read, but nothing can be upgraded to it: the message says so.
+        #expect(
+            problem {
+                try DocumentFormat.validated(
+                    current: .init(major: 2, minor: 2), oldestReadableMajor: 1,
+                    migrations: [DocumentMigration(from: 1, "one") { $0 }],
+                    minorUpgrades: [DocumentMinorUpgrade(major: 2, to: 0, "zero") { $0 }])
+            } == "Minor upgrade \"zero\" leads to 2.0; an upgrade's minor must be at least 1")
+        #expect(
+            problem { try DocumentFormat.validated(current: .init(major: 2, minor: 0), defaultMinor: -1) }
+                == "The default minor -1 is negative; minors start at 0")
+        #expect(try DocumentFormat.validated(current: .init(major: 2, minor: 0), defaultMinor: nil).defaultMinor == nil)
+        #expect(try DocumentFormat.validated(current: .init(major: 2, minor: 3), defaultMinor: 3).defaultMinor == 3)
         let format = try DocumentFormat.validated(
             current: .init(major: 2, minor: 1), oldestReadableMajor: 1,
             migrations: [DocumentMigration(from: 1, "one") { $0 }],

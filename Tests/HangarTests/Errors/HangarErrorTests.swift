@@ -1,4 +1,5 @@
 import Foundation
+import HangarTestSupport
 import PropertyList
 import Testing
 

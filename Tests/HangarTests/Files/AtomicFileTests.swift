@@ -1,5 +1,6 @@
 import Foundation
 import Hangar
+import HangarTestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -185,12 +185,19 @@ import Testing
         return "\(error.code) \(error.path) \(error) <- \(error.underlying.map(fingerprint) ?? "")"
     }
 
-    private static func outcome(_ load: () throws -> Loaded<Craft>) -> String {
+    /// What a load gave: the model (compared with `==`, so a dictionary's order does not count, as a Swift
+    /// dictionary's iteration order says nothing) and its version, or the error with everything it says.
+    private enum Outcome: Equatable {
+        case loaded(Craft, DocumentVersion, Bool)
+        case failed(String)
+    }
+
+    private static func outcome(_ load: () throws -> Loaded<Craft>) -> Outcome {
         do {
             let loaded = try load()
-            return "\(loaded.value) \(loaded.storedVersion) \(loaded.wasMigrated)"
+            return .loaded(loaded.value, loaded.storedVersion, loaded.wasMigrated)
         } catch {
-            return fingerprint(error)
+            return .failed(fingerprint(error))
         }
     }
 

@@ -44,11 +44,14 @@ import Testing
             Set([PropertyList.DictionaryKey(Self.precomposed), PropertyList.DictionaryKey(Self.decomposed)]).count == 2)
     }
 
-    @Test func entriesIterateInWritingOrder() throws {
+    @Test func entriesIterateInTheirOrderAndSortInWritingOrder() throws {
         // UTF-16 order: U+FF21 (a BMP scalar above the surrogates) sorts after U+1F600, whose UTF-16 starts 0xD83D.
         let value: PropertyList = ["\u{FF21}": 1, "\u{1F600}": 2, "b": 3, "a": 4, "B": 5]
-        let keys = try #require(value.dictionaryValue).keys
-        #expect(keys == ["B", "a", "b", "\u{1F600}", "\u{FF21}"])
+        let dictionary = try #require(value.dictionaryValue)
+        #expect(dictionary.keys == ["\u{FF21}", "\u{1F600}", "b", "a", "B"])
+        #expect(!dictionary.isInKeyOrder)
+        #expect(dictionary.sortedByKey().keys == ["B", "a", "b", "\u{1F600}", "\u{FF21}"])
+        #expect(dictionary.sortedByKey().isInKeyOrder)
     }
 
     @Test func mutationKeepsOrderAndExactness() {
@@ -57,8 +60,10 @@ import Testing
         dictionary["a"] = 3
         dictionary[Self.precomposed] = 4
         dictionary[Self.decomposed] = 5
+        #expect(dictionary.keys == ["m", "z", "a", Self.precomposed, Self.decomposed])
         #expect(
-            dictionary.keys == ["a", "m", "z", Self.decomposed, Self.precomposed].sorted { KeyOrder.precedes($0, $1) })
+            dictionary.sortedByKey().keys
+                == ["a", "m", "z", Self.decomposed, Self.precomposed].sorted { KeyOrder.precedes($0, $1) })
         #expect(dictionary.removeValue(forKey: Self.decomposed) == 5)
         #expect(dictionary[Self.precomposed] == 4)
         dictionary["m"] = nil
@@ -67,12 +72,14 @@ import Testing
         var other: PropertyList.Dictionary = ["a": 10, Self.decomposed: 11]
         other.merge(dictionary) { mine, _ in mine }
         #expect(other == ["a": 10, Self.decomposed: 11, "z": 2, Self.precomposed: 4])
+        #expect(other.keys == ["a", Self.decomposed, "z", Self.precomposed])
     }
 
-    @Test func unsortedInputIsSortedAndRepeatedKeysKeepTheLast() {
+    @Test func unsortedInputKeepsItsOrderAndRepeatedKeysKeepTheLastValueInTheFirstPlace() {
         let dictionary = PropertyList.Dictionary([("b", 1), ("a", 2), ("b", 3), ("c", 4), ("a", 5)]) { _, last in last }
-        #expect(dictionary.keys == ["a", "b", "c"])
-        #expect(dictionary.values == [5, 3, 4])
+        #expect(dictionary.keys == ["b", "a", "c"])
+        #expect(dictionary.values == [3, 5, 4])
+        #expect(dictionary["a"] == 5 && dictionary["b"] == 3 && dictionary["c"] == 4)
     }
 
     @Test(arguments: [PropertyListFormat.binary, .xml, .json])

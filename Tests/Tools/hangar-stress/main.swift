@@ -1,4 +1,4 @@
-// hangar-stress: a child process for the durability tests (Tests/HangarTests/Durability).
+// hangar-stress: a child process for the durability tests (Tests/HangarSQLiteTests/Durability).
 //
 // It opens a real store file and writes in a loop until it is killed, writing one line to standard output
 // for every operation *after* the store acknowledged it (the `write` or `export` call returned). The
