@@ -135,7 +135,7 @@ let package = Package(
             dependencies: ["Hangar", "PropertyList"],
             swiftSettings: strictSettings
         ),
-        // Layer 4: the backend half on Hummingbird (issue 28): routes any app mounts for its own collections.
+        // Layer 4: the backend half on Hummingbird: routes any app mounts for its own collections.
         .target(
             name: "HangarHummingbird",
             dependencies: [
@@ -168,7 +168,7 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // Layer 3: the command-line tool. The target is `HangarCLI` (Sources/HangarCLI), so no two paths differ only
+        // Layer 5: the command-line tool. The target is `HangarCLI` (Sources/HangarCLI), so no two paths differ only
         // by case on a case-insensitive disk (Sources/Hangar); the `hangar` product keeps the executable's name.
         .executableTarget(
             name: "HangarCLI",
