@@ -58,4 +58,34 @@ import Testing
         report.rejected[ExactString(Self.cafe.1)] = "two"
         #expect(report.rejected.count == 2)
     }
+
+    @Test func twoDevicesSyncBothOfTwoKeysEqualButForNormalization() async throws {
+        let world = try SyncWorld()
+        let a = try world.client("a")
+        let b = try world.client("b")
+        try await a.save("NFC", key: Self.cafe.0)
+        try await a.save("NFD", key: Self.cafe.1)
+        _ = try await a.sync()
+        _ = try await b.sync()
+        #expect(try await SyncWorld.documents(of: world.server).count == 2)
+        #expect(try await world.isInStep(a))
+        #expect(try await world.isInStep(b))
+        #expect(try await b.pilot(Self.cafe.0)?.name == "NFC")
+        #expect(try await b.pilot(Self.cafe.1)?.name == "NFD")
+        // An edit of one spelling on b reaches a under that spelling only.
+        try await b.save("NFD 2", key: Self.cafe.1)
+        _ = try await b.sync()
+        _ = try await a.sync()
+        #expect(try await a.pilot(Self.cafe.0)?.name == "NFC")
+        #expect(try await a.pilot(Self.cafe.1)?.name == "NFD 2")
+        await world.close(a, b)
+    }
+
+    @Test func aMergeKeepsBothOfTwoFieldsEqualButForNormalization() throws {
+        let mine: PropertyList.Dictionary = [Self.cafe.0: "mine", "name": "A"]
+        let theirs: PropertyList.Dictionary = [Self.cafe.1: "theirs", "name": "A"]
+        let merged = try #require(SyncResolver.merge(base: ["name": "A"], mine: mine, theirs: theirs))
+        #expect(merged.count == 3)
+        #expect(merged[Self.cafe.0] == "mine" && merged[Self.cafe.1] == "theirs")
+    }
 }

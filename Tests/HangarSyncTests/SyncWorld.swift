@@ -55,11 +55,11 @@ final class SyncWorld: Sendable {
         func pilot(_ key: String) async throws -> Pilot? { try await store.load(Pilot.self, key: key)?.value }
     }
 
-    /// Every live document of the pilots collection: key → (bytes, server revision).
-    static func documents(of store: SQLiteStore) async throws -> [String: [UInt8]] {
+    /// Every live document of the pilots collection: key (by its bytes) → body.
+    static func documents(of store: SQLiteStore) async throws -> [ExactString: [UInt8]] {
         try await store.read { reader in
-            var result: [String: [UInt8]] = [:]
-            for stored in try reader.documents(in: Pilot.collection) { result[stored.key] = stored.body }
+            var result: [ExactString: [UInt8]] = [:]
+            for stored in try reader.documents(in: Pilot.collection) { result[ExactString(stored.key)] = stored.body }
             return result
         }
     }
@@ -70,8 +70,8 @@ final class SyncWorld: Sendable {
         let theirs = try await Self.documents(of: server)
         guard mine == theirs else { return false }
         for (key, _) in theirs {
-            let serverRevision = try await server.document(in: Pilot.collection, key: key)?.revision
-            let state = try await client.store.document(in: "_sync/\(Pilot.collection)", key: key)?.envelope()
+            let serverRevision = try await server.document(in: Pilot.collection, key: key.string)?.revision
+            let state = try await client.store.document(in: "_sync/\(Pilot.collection)", key: key.string)?.envelope()
             guard state?["base"]?.integerValue?.exactly(Int.self) == serverRevision else { return false }
         }
         return true

@@ -71,7 +71,8 @@ extension SyncReplica {
         }
     }
 
-    /// The keys of `collection` that may need a push, sorted: see ``prepare(_:)``.
+    /// The keys of `collection` that may need a push, each once by its bytes (two keys equal but for Unicode
+    /// normalization are two documents), in byte order: see ``prepare(_:)``.
     static func candidates(_ collection: String, _ writer: Store.Writer) async throws -> [String] {
         let states = ReplicaRecords.stateCollection(collection)
         if let scan = try await ReplicaRecords.scan(collection, writer),
@@ -86,12 +87,17 @@ extension SyncReplica {
                 changed = .failure(error)
             }
             switch changed {
-            case .success(let changes): return Set(scan.pending).union(changes.map(\.key)).sorted()
+            case .success(let changes): return distinctKeys(scan.pending + changes.map(\.key))
             case .failure(let error) where error.code == .changesTooOld: break  // Pruned since: look at every key.
             case .failure(let error): throw error
             }
         }
-        return Set(try await writer.keys(in: collection)).union(try await writer.keys(in: states)).sorted()
+        return distinctKeys(try await writer.keys(in: collection) + writer.keys(in: states))
+    }
+
+    /// `keys` without repeats (by their bytes), in byte order.
+    static func distinctKeys(_ keys: [String]) -> [String] {
+        Set(keys.map { ExactString($0) }).sorted().map(\.string)
     }
 
     /// Records the server's answers: applied ones become the new base, conflicts go to the resolver.

@@ -184,9 +184,11 @@ public struct SyncReplica<Store: DocumentStore>: Sendable {
     static func dropMissing(
         _ batch: SyncBatch, _ collection: String, historyChanged: Bool, _ writer: Store.Writer
     ) async throws -> Int {
-        let live = Set(batch.items.map(\.key))
+        // By bytes: a local key canonically equivalent to a live one, spelled otherwise, is not live.
+        let live = Set(batch.items.map { ExactString($0.key) })
         var dropped = 0
-        for key in try await writer.keys(in: ReplicaRecords.stateCollection(collection)) where !live.contains(key) {
+        for key in try await writer.keys(in: ReplicaRecords.stateCollection(collection))
+        where !live.contains(ExactString(key)) {
             if historyChanged, try await offerBack(key, unlessEqualTo: nil, collection, writer) { continue }
             guard let state = try await ReplicaRecords.state(collection, key, writer) else { continue }
             let local = try await writer.document(in: collection, key: key)

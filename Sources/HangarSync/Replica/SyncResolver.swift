@@ -1,3 +1,4 @@
+import Hangar
 public import PropertyList
 
 /// A conflict the replica met: the server moved on from the revision a local change was made on.
@@ -80,7 +81,12 @@ public struct SyncResolver: Sendable {
         base: PropertyList.Dictionary, mine: PropertyList.Dictionary, theirs: PropertyList.Dictionary
     ) -> PropertyList.Dictionary? {
         var merged: PropertyList.Dictionary = [:]
-        for name in Set(mine.keys).union(theirs.keys).union(base.keys).sorted() {
+        // Every name once by its bytes: two names equal but for Unicode normalization are two fields.
+        var names = Set<ExactString>()
+        for dictionary in [mine, theirs, base] {
+            for name in dictionary.keys { names.insert(ExactString(name)) }
+        }
+        for name in names.sorted().map(\.string) {
             let original = base[name]
             let left = mine[name]
             let right = theirs[name]
