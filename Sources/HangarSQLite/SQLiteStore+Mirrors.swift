@@ -61,8 +61,9 @@ extension SQLiteWriteTransaction {
         }
         if resync { keys = try self.keys(in: mirror.collection) }
         var outcome = MirrorOutcome()
-        var seen = Set<String>()
-        for key in keys + owed where seen.insert(key).inserted {
+        // By bytes: two keys equal but for Unicode normalization are two documents, two files.
+        var seen = Set<ExactString>()
+        for key in keys + owed where seen.insert(ExactString(key)).inserted {
             if let failure = try writeMirrorFile(of: key, mirror) {
                 try recordMirrorFailure(failure, mirror)
                 outcome.failures.append(failure)
@@ -71,7 +72,10 @@ extension SQLiteWriteTransaction {
                     SQLiteSQL.clearMirrorFailure, [.text(mirror.collection), .text(key), .text(mirror.directory)])
             }
         }
-        if resync, let failure = removeMirrorFiles(of: mirror, keeping: Set(keys.map(StoreFileNames.fileName(for:)))) {
+        if resync,
+            let failure = removeMirrorFiles(
+                of: mirror, keeping: Set(keys.map { ExactString(StoreFileNames.fileName(for: $0)) }))
+        {
             outcome.failures.append(failure)
         }
         guard !resync || outcome.failures.isEmpty, cursor != last else { return outcome }
@@ -111,11 +115,11 @@ extension SQLiteWriteTransaction {
 
     /// Removes the mirror files (`*.plist`) whose names are not in `names`; returns why it could not. A
     /// folder that does not exist (or is not a folder) holds none.
-    private func removeMirrorFiles(of mirror: PendingMirror, keeping names: Set<String>) -> HangarError? {
+    private func removeMirrorFiles(of mirror: PendingMirror, keeping names: Set<ExactString>) -> HangarError? {
         guard Self.isFolder(mirror.directory) else { return nil }
         do {
             for name in try FileManager.default.contentsOfDirectory(atPath: mirror.directory)
-            where name.hasSuffix(".plist") && !name.hasPrefix(".") && !names.contains(name) {
+            where name.hasSuffix(".plist") && !name.hasPrefix(".") && !names.contains(ExactString(name)) {
                 try FileManager.default.removeItem(atPath: mirror.directory + "/" + name)
             }
             return nil
@@ -215,7 +219,8 @@ extension SQLiteStore {
                             .path(for: key),
                         reason: statement.text(at: 3), failedAt: Date(timeIntervalSince1970: statement.double(at: 4)))
                 }
-                failures += try transaction.mirrorLag(excluding: Set(failures.map { "\($0.collection)\u{0}\($0.key)" }))
+                failures += try transaction.mirrorLag(
+                    excluding: Set(failures.map { ExactString("\($0.collection)\u{0}\($0.key)") }))
                 return failures
             }
         } catch {
@@ -243,7 +248,7 @@ extension SQLiteReadTransaction {
 
     /// The files of the keys changed after each mirror's cursor (a key at most once), but those in `owed`
     /// (`collection NUL key`); a mirror whose changes were pruned owes its whole collection.
-    func mirrorLag(excluding owed: Set<String>) throws(HangarError) -> [MirrorFailure] {
+    func mirrorLag(excluding owed: Set<ExactString>) throws(HangarError) -> [MirrorFailure] {
         let cursors = try query(SQLiteSQL.mirrorCursors, []) {
             (PendingMirror(collection: $0.text(at: 0), directory: $0.text(at: 1)), Int($0.int64(at: 2)))
         }
@@ -263,7 +268,8 @@ extension SQLiteReadTransaction {
                 continue
             }
             var seen = owed
-            for change in changes.reversed() where seen.insert("\(change.collection)\u{0}\(change.key)").inserted {
+            for change in changes.reversed()
+            where seen.insert(ExactString("\(change.collection)\u{0}\(change.key)")).inserted {
                 lagging.append(
                     MirrorFailure(
                         collection: change.collection, key: change.key, path: mirror.path(for: change.key),

@@ -186,6 +186,20 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 
+    @Test func mirrorWritesBothOfTwoKeysEqualButForNormalization() throws {
+        let directory = try temporaryDirectory()
+        let mirror = directory + "/mirror"
+        let store = try Backend.memory.makeStore(noteConfiguration(), mirroring: mirror)
+        try store.write { transaction in
+            try transaction.save(Note(title: "NFC", body: ""), key: "caf\u{E9}")
+            try transaction.save(Note(title: "NFD", body: ""), key: "cafe\u{301}")
+        }
+        for (key, title) in [("caf\u{E9}", "NFC"), ("cafe\u{301}", "NFD")] {
+            let path = mirror + "/" + StoreFileNames.fileName(for: key)
+            #expect(try PropertyList(binary: AtomicFile.contents(of: path))["title"] == .string(title), "\(title)")
+        }
+    }
+
     @Test func twoStoresOnOneFileSeeEachOther() throws {
         let path = try temporaryDirectory() + "/shared.sqlite"
         let first = try SQLiteStore(path: path)
