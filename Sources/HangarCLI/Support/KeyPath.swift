@@ -63,6 +63,20 @@ enum Edit {
     case remove
 }
 
+/// The value at `keyPath` in `file` (`-`: standard input), of the type `expected` names when given: what
+/// `extract` and `type` read. A `FILE: reason` failure otherwise.
+func lookUp(_ keyPath: String, in file: String, expecting expected: ValueType?) throws(FileFailure) -> PropertyList {
+    let (document, _) = try loadPropertyList(at: file)
+    let path = KeyPath(keyPath)
+    do throws(KeyPathFailure) {
+        let value = try document.value(at: path)
+        try value.check(expected, at: path)
+        return value
+    } catch {
+        throw FileFailure(path: file, reason: error.description)
+    }
+}
+
 extension PropertyList {
     /// The value at `path`, or a failure naming the key path up to the step that found nothing.
     func value(at path: KeyPath) throws(KeyPathFailure) -> PropertyList {

@@ -37,15 +37,7 @@ struct Extract: ParsableCommand {
     var noNewline = false
 
     func run() throws {
-        let (document, _) = try loadPropertyList(at: file)
-        let path = KeyPath(keyPath)
-        let value: PropertyList
-        do throws(KeyPathFailure) {
-            value = try document.value(at: path)
-            try value.check(expect, at: path)
-        } catch {
-            throw FileFailure(path: file, reason: error.description)
-        }
+        let value = try lookUp(keyPath, in: file, expecting: expect)
         let bytes: [UInt8]
         switch format {
         case .raw: bytes = Array((Self.rawText(value) + (noNewline ? "" : "\n")).utf8)

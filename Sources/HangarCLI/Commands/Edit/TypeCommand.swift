@@ -25,15 +25,7 @@ struct TypeCommand: ParsableCommand {
     var noNewline = false
 
     func run() throws {
-        let (document, _) = try loadPropertyList(at: file)
-        let path = KeyPath(keyPath)
-        let value: PropertyList
-        do throws(KeyPathFailure) {
-            value = try document.value(at: path)
-            try value.check(expect, at: path)
-        } catch {
-            throw FileFailure(path: file, reason: error.description)
-        }
+        let value = try lookUp(keyPath, in: file, expecting: expect)
         print(ValueType(value).rawValue, terminator: noNewline ? "" : "\n")
     }
 }
