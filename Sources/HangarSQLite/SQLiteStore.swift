@@ -174,8 +174,9 @@ public final class SQLiteStore: Sendable {
 
     /// Runs `body` in a write transaction: everything it saves and deletes is committed together when it
     /// returns, and nothing is when it throws. A write that committed returns normally: mirror files that
-    /// cannot be written are retried later and reported another way (``mirrorFailures()``). Writes are serialized; a `write` inside another on the same
-    /// store is a programmer error.
+    /// cannot be written are retried later and reported another way (``mirrorFailures()``). Writes are
+    /// serialized, and concurrent ones share a commit (``SQLiteStoreConfiguration/GroupCommit``); a `write`
+    /// inside another on the same store is a programmer error.
     @discardableResult
     public func write<Result>(_ body: (SQLiteWriteTransaction) throws -> Result) throws -> Result {
         // Keyed by the writer lock: a write inside a write of another store on the same file would wait forever.
@@ -183,35 +184,20 @@ public final class SQLiteStore: Sendable {
             !Self.isWriting(self), "Hangar: store.write called inside a write transaction of the same store (or file)")
         try requireOpen()
         try requireWritable()
-        let (result, mirrors) = try writer.withConnection { connection in
-            try requireOpen()
-            return try perform(body, on: connection)
-        }
-        writeMirrors(mirrors)
-        return result
-    }
-
-    /// The transaction of a `write`, on the writer's connection, which is this caller's.
-    private func perform<Result>(_ body: (SQLiteWriteTransaction) throws -> Result, on connection: SQLiteConnection)
-        throws
-        -> (Result, [PendingMirror])
-    {
         let start = ContinuousClock.now
         defer { instruments.finished(.write, since: start) }
-        return try Self.$writingStores.withValue(Self.writingStores.union([writer.lockID])) {
-            let transaction = SQLiteWriteTransaction(connection: connection, store: self)
-            defer { transaction.invalidate() }
-            do throws(TransactionFailure<any Error>) {
-                let result = try connection.transaction(immediate: true) {
-                    let result = try body(transaction)
-                    try transaction.finishChanges()
-                    return result
-                }
-                return (result, committed(transaction, on: connection))
-            } catch {
-                throw error.unwrapped
+        let member = try Self.$writingStores.withValue(Self.writingStores.union([writer.lockID])) {
+            try writer.withGroupedWrite(sqliteConfiguration.groupCommit, afterCommit: groupCommitted) { connection in
+                try requireOpen()
+                let transaction = SQLiteWriteTransaction(connection: connection, store: self)
+                defer { transaction.invalidate() }
+                let result = try body(transaction)
+                try transaction.finishChanges()
+                return WriteMember(result, of: transaction)
             }
         }
+        writeMirrors(member.mirrors)
+        return member.result
     }
 
     /// ``read(_:)`` for async code, without holding a thread while it waits.
@@ -281,36 +267,23 @@ public final class SQLiteStore: Sendable {
             "Hangar: store.write called inside a write transaction of the same store (or file)")
         try requireOpen()
         try requireWritable()
-        let (result, mirrors) = try await writer.withLeasedConnection { connection in
-            try requireOpen()
-            return try await performAsync(body, on: connection)
-        }
-        await writeMirrors(mirrors)
-        return result
-    }
-
-    /// The transaction of an async `write`, on the writer's connection, leased to this task.
-    private func performAsync<Result>(
-        _ body: (SQLiteWriteTransaction) async throws -> Result, on connection: SQLiteConnection
-    ) async throws -> (Result, [PendingMirror]) {
         let start = ContinuousClock.now
         defer { instruments.finished(.write, since: start) }
-        return try await Self.$writingStores.withValue(Self.writingStores.union([writer.lockID])) {
+        let member = try await Self.$writingStores.withValue(Self.writingStores.union([writer.lockID])) {
             try await Self.$asyncWrites.withValue(Self.asyncWrites.union([Self.taskWrite(writer.lockID)])) {
-                let transaction = SQLiteWriteTransaction(connection: connection, store: self)
-                defer { transaction.invalidate() }
-                do throws(TransactionFailure<any Error>) {
-                    let result = try await connection.transaction(immediate: true) {
-                        let result = try await body(transaction)
-                        try transaction.finishChanges()
-                        return result
-                    }
-                    return (result, committed(transaction, on: connection))
-                } catch {
-                    throw error.unwrapped
+                try await writer.withGroupedWrite(sqliteConfiguration.groupCommit, afterCommit: groupCommitted) {
+                    connection in
+                    try requireOpen()
+                    let transaction = SQLiteWriteTransaction(connection: connection, store: self)
+                    defer { transaction.invalidate() }
+                    let result = try await body(transaction)
+                    try transaction.finishChanges()
+                    return WriteMember(result, of: transaction)
                 }
             }
         }
+        await writeMirrors(member.mirrors)
+        return member.result
     }
 
     private static func run<Transaction: SQLiteReadTransaction, Result>(
@@ -343,12 +316,10 @@ public final class SQLiteStore: Sendable {
         }
     }
 
-    /// After a write's commit: wakes the followers if it recorded changes, empties an overgrown log, and
-    /// returns the mirror files it owes.
-    private func committed(_ transaction: SQLiteWriteTransaction, on connection: SQLiteConnection) -> [PendingMirror] {
-        if transaction.recordedChanges { changeSignal.signal() }
+    /// After a write group's commit: wakes the followers if it recorded changes and empties an overgrown log.
+    private func groupCommitted(on connection: SQLiteConnection, _ group: WriteGroup) {
+        if group.recordedChanges { changeSignal.signal() }
         connection.checkpointIfLogExceeds(Self.logSizeLimit)
-        return transaction.pendingMirrors
     }
 
     /// Twice the log SQLite's automatic checkpoints keep (1,000 pages of 4 KiB): beyond this, readers are
@@ -398,6 +369,19 @@ public final class SQLiteStore: Sendable {
         guard !closed.load(ordering: .acquiring) else {
             throw HangarError(.closed, "The store at \(path) is closed")
         }
+    }
+}
+
+/// One write of a group: what its body returned, the mirror files it owes once committed, and its size.
+private struct WriteMember<Result>: GroupMember {
+    let result: Result
+    let mirrors: [PendingMirror]
+    let footprint: GroupFootprint
+
+    init(_ result: Result, of transaction: SQLiteWriteTransaction) {
+        self.result = result
+        mirrors = transaction.pendingMirrors
+        footprint = GroupFootprint(bytes: transaction.bytesWritten, recordedChanges: transaction.recordedChanges)
     }
 }
 

@@ -12,8 +12,15 @@ import Synchronization
 final class Lender<Resource: Sendable>: Sendable {
     /// One async borrower's place: created before it asks, so a cancellation that comes first is not lost.
     final class Ticket: @unchecked Sendable {
+        /// The write group this borrower may join (``handOff(_:toGroup:)``), if any.
+        fileprivate let group: ObjectIdentifier?
         // Guarded by the lender's mutex.
         fileprivate var stage = Stage.fresh
+
+        init(group: ObjectIdentifier? = nil) {
+            self.group = group
+        }
+
         fileprivate enum Stage {
             case fresh
             case queued(@Sendable (Resource?) -> Void)
@@ -25,7 +32,12 @@ final class Lender<Resource: Sendable>: Sendable {
     /// A blocked thread's place: the resource is set before the semaphore is signalled.
     private final class ThreadWaiter: @unchecked Sendable {
         let semaphore = DispatchSemaphore(value: 0)
+        let group: ObjectIdentifier?
         var resource: Resource?
+
+        init(group: ObjectIdentifier?) {
+            self.group = group
+        }
     }
 
     private enum Waiter {
@@ -72,10 +84,11 @@ final class Lender<Resource: Sendable>: Sendable {
 
     // MARK: Threads
 
-    /// Blocks this thread until a resource is free, and returns it. Give it back with ``giveBack(_:)``.
-    func borrow() -> Resource {
+    /// Blocks this thread until a resource is free, and returns it. Give it back with ``giveBack(_:)``. A
+    /// borrower that names a `group` may be handed the resource by ``handOff(_:toGroup:)``.
+    func borrow(group: ObjectIdentifier? = nil) -> Resource {
         if let free = state.withLock({ $0.available.popLast() }) { return free }
-        let waiter = ThreadWaiter()
+        let waiter = ThreadWaiter(group: group)
         let free = state.withLock { state -> Resource? in
             if let resource = state.available.popLast() { return resource }
             state.waiters.append(.thread(waiter))
@@ -105,9 +118,40 @@ final class Lender<Resource: Sendable>: Sendable {
             state.available.append(resource)
             return nil
         }
+        if let next { deliver(resource, to: next) }
+    }
+
+    /// Hands `resource` to the first waiter if that one borrowed for `group` (cancelled tickets ahead of it are
+    /// dropped), and returns true; otherwise returns false and the caller keeps the resource. Atomic: a waiter
+    /// that comes after the check waits for the resource to be given back.
+    func handOff(_ resource: Resource, toGroup group: ObjectIdentifier) -> Bool {
+        let next = state.withLock { state -> Handoff? in
+            while state.head < state.waiters.count {
+                switch state.waiters[state.head] {
+                case .thread(let waiter):
+                    guard waiter.group == group else { return nil }
+                    _ = state.takeFirstWaiter()
+                    return .thread(waiter)
+                case .task(let ticket):
+                    guard case .queued(let callback) = ticket.stage else {
+                        _ = state.takeFirstWaiter()
+                        continue
+                    }
+                    guard ticket.group == group else { return nil }
+                    _ = state.takeFirstWaiter()
+                    ticket.stage = .served
+                    return .task(callback)
+                }
+            }
+            return nil
+        }
+        guard let next else { return false }
+        deliver(resource, to: next)
+        return true
+    }
+
+    private func deliver(_ resource: Resource, to next: Handoff) {
         switch next {
-        case nil:
-            break
         case .thread(let waiter):
             waiter.resource = resource
             waiter.semaphore.signal()
@@ -175,9 +219,10 @@ final class Lender<Resource: Sendable>: Sendable {
     /// A task cancelled while it waits gives up its place and throws `CancellationError`; once its turn has
     /// come, `work` runs whatever happens to the task.
     func borrow<Result: Sendable>(
+        group: ObjectIdentifier? = nil,
         then work: @escaping @Sendable (Resource, CheckedContinuation<Result, any Error>) -> Void
     ) async throws -> Result {
-        let ticket = Ticket()
+        let ticket = Ticket(group: group)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 borrow(ticket) { resource in
@@ -193,10 +238,13 @@ final class Lender<Resource: Sendable>: Sendable {
 
 /// The store's writer: one connection, with the writer lock of its file and a serial queue where async writes run.
 final class SerializedConnection: @unchecked Sendable {
-    private let lock: Lender<WriteTurn>
-    private let connection: SQLiteConnection
+    let lock: Lender<WriteTurn>
+    let connection: SQLiteConnection
     /// Where async callers' transactions run, one at a time, once the lock is theirs.
-    private let executor: QueueExecutor
+    let executor: QueueExecutor
+    /// The write group whose transaction is open on the connection (``withGroupedWrite(_:afterCommit:_:)``);
+    /// touched only by the borrower whose turn it is.
+    var openGroup: WriteGroup?
 
     /// `lock` is shared by the writers of every store of this process open on the same file (``WriterLocks``).
     init(_ connection: SQLiteConnection, lock: Lender<WriteTurn> = WriterLocks.privateLock(), label: String) {

@@ -208,6 +208,53 @@ final class SQLiteConnection {
         }
     }
 
+    // MARK: Write groups (``SerializedConnection``'s group commit)
+
+    /// Whether no transaction is open: SQLite rolls a whole transaction back by itself after some failures
+    /// (a full disk, an I/O error), which leaves the connection in autocommit mode.
+    var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
+
+    /// Starts the transaction a write group shares (`BEGIN IMMEDIATE`); ended by ``commitGroup()`` or
+    /// ``rollbackGroup()``.
+    func beginGroup() throws(SQLiteError) {
+        precondition(!isInTransaction, "Hangar: a store transaction cannot start inside another")
+        try cachedStatement("BEGIN IMMEDIATE").run()
+        isInTransaction = true
+    }
+
+    /// Commits the group's transaction; on failure rolls it back (nothing of it is kept) and throws.
+    func commitGroup() throws(SQLiteError) {
+        defer { isInTransaction = false }
+        do {
+            try cachedStatement("COMMIT").run()
+        } catch {
+            rollback()
+            throw error
+        }
+    }
+
+    /// Rolls the group's whole transaction back, if SQLite has not already.
+    func rollbackGroup() {
+        rollback()
+        isInTransaction = false
+    }
+
+    /// Marks where a write that joins an open group starts.
+    func beginMember() throws(SQLiteError) {
+        try cachedStatement("SAVEPOINT hangar_write").run()
+    }
+
+    /// Keeps what the member since ``beginMember()`` wrote, as part of the group's transaction.
+    func keepMember() throws(SQLiteError) {
+        try cachedStatement("RELEASE hangar_write").run()
+    }
+
+    /// Undoes what the member since ``beginMember()`` wrote, leaving the group's transaction as it was before.
+    func undoMember() throws(SQLiteError) {
+        try cachedStatement("ROLLBACK TO hangar_write").run()
+        try cachedStatement("RELEASE hangar_write").run()
+    }
+
     /// Runs `body` again while it fails with SQLITE_BUSY, for up to the busy timeout: for statements SQLite
     /// does not run the busy handler for. Changing the journal mode is one: the connection has read the
     /// header under a shared lock and then needs an exclusive one, and rather than risk a deadlock SQLite

@@ -18,6 +18,8 @@ public final class SQLiteWriteTransaction: SQLiteReadTransaction {
     var indexesBuiltByCollection: [String: Set<String>] = [:]
     /// Whether this transaction recorded a change (followers are woken once it commits).
     var recordedChanges: Bool { feed != nil }
+    /// The bytes of the bodies this transaction saved (a write group's size, ``SQLiteStoreConfiguration/GroupCommit``).
+    private(set) var bytesWritten = 0
 
     // MARK: Saving
 
@@ -114,6 +116,7 @@ public final class SQLiteWriteTransaction: SQLiteReadTransaction {
             try moveCurrentToHistory(collection: collection, key: key, policy: resolved.history)
         }
         if let body = resolved.body, let content = plan.content {
+            bytesWritten += body.bytes.count
             try execute(
                 resolved.replacesCurrent ? SQLiteSQL.updateDocument : SQLiteSQL.insertDocument,
                 [
