@@ -269,8 +269,7 @@ extension SerializedConnection {
     /// Passes the turn, with the open group, to the next write of this connection when the group has room
     /// (after the policy's window, when one is set and nobody waits yet); returns the group it passed, or nil
     /// when this write is to commit.
-    private func handOff(_ turn: WriteTurn, under policy: SQLiteStoreConfiguration.GroupCommit) async -> WriteGroup?
-    {
+    private func handOff(_ turn: WriteTurn, under policy: SQLiteStoreConfiguration.GroupCommit) async -> WriteGroup? {
         guard let group = openGroup, group.hasRoom(under: policy) else { return nil }
         if lock.handOff(turn, toGroup: groupID) { return group }
         guard policy.window > .zero else { return nil }
