@@ -9,6 +9,9 @@
 //       single saves and 3-document transactions. Every document names its transaction and all of the
 //       transaction's members. One line per acknowledged write:
 //       ack TX COLLECTION/KEY@REVISION=HEX [COLLECTION/KEY@REVISION=HEX ...]
+//   hangar-stress save-loop DB RUN-ID SEED full|normal WRITERS
+//       The same with WRITERS threads writing at once (their writes share commits: group commit); each
+//       names its transactions RUN-IDwN-SEQUENCE.
 //   hangar-stress export-loop DB FILE RUN-ID SEED
 //       Saves "exports/doc" with a payload of random size and exports it to FILE atomically; one line per
 //       acknowledged export: exported REVISION BYTE-COUNT
@@ -87,13 +90,27 @@ struct Target: Hashable {
     let key: String
 }
 
-func saveLoop(path: String, runID: String, seed: UInt64, synchronous: SQLiteStoreConfiguration.Synchronous) {
+func saveLoop(
+    path: String, runID: String, seed: UInt64, synchronous: SQLiteStoreConfiguration.Synchronous, writers: Int = 1
+) {
     let store = openStore(path, synchronous: synchronous)
+    guard writers > 1 else {
+        emit("ready")
+        saveLoop(store: store, runID: runID, seed: seed)
+    }
+    // Writers on threads of their own, at once: their writes queue for the writer and share commits.
+    for writer in 0..<writers {
+        Thread.detachNewThread { saveLoop(store: store, runID: "\(runID)w\(writer)", seed: seed &+ UInt64(writer)) }
+    }
+    emit("ready")
+    while true { sleep(60) }
+}
+
+func saveLoop(store: SQLiteStore, runID: String, seed: UInt64) -> Never {
     let targets =
         (0..<12).map { Target(collection: "ledger", key: "k\($0)") }
         + (0..<6).map { Target(collection: "recent", key: "r\($0)") }
     var generator = SeededGenerator(seed: seed)
-    emit("ready")
     var sequence = 0
     while true {
         sequence += 1
@@ -276,6 +293,12 @@ case "save-loop" where arguments.count == 6:
         let synchronous = SQLiteStoreConfiguration.Synchronous(rawValue: arguments[5].uppercased())
     else { fail("bad arguments \(arguments)") }
     saveLoop(path: arguments[2], runID: arguments[3], seed: seed, synchronous: synchronous)
+case "save-loop" where arguments.count == 7:
+    guard let seed = UInt64(arguments[4]),
+        let synchronous = SQLiteStoreConfiguration.Synchronous(rawValue: arguments[5].uppercased()),
+        let writers = Int(arguments[6]), writers > 0
+    else { fail("bad arguments \(arguments)") }
+    saveLoop(path: arguments[2], runID: arguments[3], seed: seed, synchronous: synchronous, writers: writers)
 case "export-loop" where arguments.count == 6:
     guard let seed = UInt64(arguments[5]) else { fail("bad seed \(arguments[5])") }
     await exportLoop(path: arguments[2], file: arguments[3], runID: arguments[4], seed: seed)
@@ -289,7 +312,7 @@ case "follow" where arguments.count == 4:
     await follow(path: arguments[2], cursorFile: arguments[3])
 default:
     fail(
-        "usage: hangar-stress save-loop DB RUN-ID SEED full|normal | export-loop DB FILE RUN-ID SEED"
+        "usage: hangar-stress save-loop DB RUN-ID SEED full|normal [WRITERS] | export-loop DB FILE RUN-ID SEED"
             + " | feed-loop DB SEED COUNT | mirror-loop DB DIR SEED | follow DB CURSOR-FILE"
             + " | save-loop --url URL RUN-ID SEED COUNT | feed-loop --url URL SEED COUNT")
 }
