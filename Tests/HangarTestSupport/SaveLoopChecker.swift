@@ -11,6 +11,12 @@ public struct SaveLoopChecker: Sendable {
         public let key: String
         public let revision: Int
         public var name: String { "\(collection)/\(key)@\(revision)" }
+
+        public init(collection: String, key: String, revision: Int) {
+            self.collection = collection
+            self.key = key
+            self.revision = revision
+        }
     }
 
     /// Every kept revision of every document of the checked collections, read in one transaction.

@@ -85,6 +85,33 @@ import Testing
         #expect(try reopened.checkIntegrity() == ["ok"])
     }
 
+    /// Disk full when a write group commits: every write of the group fails with ``HangarError/diskFull``,
+    /// nothing of any of them stays, and the store is sound and takes writes again once there is room.
+    @Test func aGroupWhoseCommitFindsTheDiskFullFailsEveryWrite() async throws {
+        guard let fileSystem = SmallFileSystem.mount(megabytes: 3) else { return }
+        defer { fileSystem.unmount() }
+        let path = fileSystem.path + "/store.sqlite"
+        let store = try SQLiteStore(path: path)
+        try await store.write { try $0.save(secretNote("kept", size: 1_000), key: "kept") }
+        // Room for some of the group's pages, not all: they reach the disk only at COMMIT.
+        let filler = fileSystem.fill(leaving: 128 << 10)
+        let writes: [GroupedWrite] = (0..<4).map { index in
+            { try $0.save(secretNote("g\(index)", size: 64 << 10), key: "g\(index)") }
+        }
+        let results = try await runInOneGroup(store, writes)
+        for result in results {
+            #expect(throws: (any Error).self) { try result.get() }
+            if case .failure(let error) = result { expectFault(error, .diskFull) }
+        }
+        #expect(try await store.read { transaction in try transaction.keys(in: "notes") } == ["kept"])
+        #expect(try await store.read { transaction in try transaction.changes(since: 0) }.map(\.key) == ["kept"])
+        #expect(try store.checkIntegrity() == ["ok"])
+        try FileManager.default.removeItem(atPath: filler)
+        #expect(try await store.write { try $0.save(secretNote("after", size: 1_000), key: "after") } == 1)
+        #expect(
+            try await store.read { transaction in try transaction.changes(since: 0) }.map(\.key) == ["kept", "after"])
+    }
+
     /// Export and backup onto a full disk: a typed error, the old destination untouched, no temporary file.
     @Test func exportAndBackupLeaveTheOldDestinationAndNoTemporaryFile() async throws {
         guard let fileSystem = SmallFileSystem.mount(megabytes: 2) else { return }
