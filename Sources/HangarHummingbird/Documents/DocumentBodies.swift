@@ -19,6 +19,15 @@ struct DocumentBodies: Sendable {
     let collection: ServedCollection
     /// The store's configuration: the registry and the migration observer.
     let configuration: StoreConfiguration
+    /// Whether every save into the collection is checked by the model these routes read with
+    /// (``ServedModel/isCheckedOnSave(by:)``), so that ``storedBinary(_:)`` may skip the check.
+    private let checkedOnSave: Bool
+
+    init(collection: ServedCollection, configuration: StoreConfiguration) {
+        self.collection = collection
+        self.configuration = configuration
+        checkedOnSave = collection.model.isCheckedOnSave(by: configuration.options(for: collection.name).model)
+    }
 
     private var format: DocumentFormat { collection.format }
 
@@ -88,6 +97,15 @@ struct DocumentBodies: Sendable {
         }
         let version = opened.storedVersion.major == format.current.major ? opened.storedVersion : format.current
         return format.seal(opened.content, version: version)
+    }
+
+    /// The stored bytes of `stored`, when they are exactly what a client asking for a binary property list is
+    /// to be sent, without decoding and encoding them again: the document is at the collection's current version
+    /// (nothing to migrate), not sealed, and every save into the collection is checked by the model these routes
+    /// read with. `nil` otherwise: the value is opened, checked and encoded (``envelope(of:)``).
+    func storedBinary(_ stored: StoredDocument) -> [UInt8]? {
+        guard checkedOnSave, stored.keyID == nil, stored.version == format.current else { return nil }
+        return stored.body
     }
 
     /// Refuses (409) to write over or delete a stored document of a newer major than this server reads.

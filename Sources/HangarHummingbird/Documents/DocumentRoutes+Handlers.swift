@@ -27,17 +27,28 @@ extension DocumentRoutes {
     }
 
     /// `GET /C/{key}`: the document (migrated to the current major when older) with its revision as ETag;
-    /// 304 when `If-None-Match` names that revision; 404 when there is none; 409 for a stored newer major.
+    /// 304 when `If-None-Match` names that revision; 404 when there is none; 409 for a stored newer major. A
+    /// binary answer of a document at the current version is its stored bytes, sent as they are.
     func getDocument(_ request: Request, key: String) async throws -> Response {
         let formats = try Answers.formats(request)
         guard let stored = try await visibleDocument(key) else {
             throw HangarHTTPError(.notFound, "\(name)/\(key): no such document")
         }
-        let envelope = try bodies.envelope(of: stored)
-        if let condition = RevisionTag.condition(request.headers[.ifNoneMatch]), condition.matches(stored.revision) {
-            return Response(status: .notModified, headers: [.eTag: RevisionTag.header(stored.revision)])
+        if formats.first == .binary, let bytes = bodies.storedBinary(stored) {
+            return notModified(request, revision: stored.revision)
+                ?? Answers.respond(bytes: bytes, in: .binary, revision: stored.revision)
         }
-        return try Answers.respond(envelope, in: formats, revision: stored.revision)
+        let envelope = try bodies.envelope(of: stored)
+        return try notModified(request, revision: stored.revision)
+            ?? Answers.respond(envelope, in: formats, revision: stored.revision)
+    }
+
+    /// 304 with the ETag when the request's `If-None-Match` names `revision`.
+    private func notModified(_ request: Request, revision: Int) -> Response? {
+        guard let condition = RevisionTag.condition(request.headers[.ifNoneMatch]), condition.matches(revision) else {
+            return nil
+        }
+        return Response(status: .notModified, headers: [.eTag: RevisionTag.header(revision)])
     }
 
     /// `PUT /C/{key}`: saves the body (any readable version, migrated on the way in) under `key`; 201 when

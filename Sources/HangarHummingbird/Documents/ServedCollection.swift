@@ -40,6 +40,11 @@ protocol ServedModel: Sendable {
     /// Checks opened content (the current major), returning what ``save(_:key:in:expectedRevision:with:)`` saves.
     func check(_ content: PropertyList.Dictionary, registry: ClassRegistry) throws(HangarError) -> any Sendable
 
+    /// Whether every document the store saves into the collection passed ``check(_:registry:)`` already, given
+    /// the collection's declared model (``Hangar/CollectionOptions/model``): then a stored document at the
+    /// current version needs no check to be served.
+    func isCheckedOnSave(by declared: DocumentModel?) -> Bool
+
     /// Saves what ``check(_:registry:)`` returned, as content at the format's current version.
     func save(
         _ checked: any Sendable, content: PropertyList.Dictionary, format: DocumentFormat, key: String,
@@ -51,6 +56,10 @@ protocol ServedModel: Sendable {
 struct TypedModel<Document: VersionedDocument & Sendable>: ServedModel {
     func check(_ content: PropertyList.Dictionary, registry: ClassRegistry) throws(HangarError) -> any Sendable {
         try registry.decode(Document.self, from: .dictionary(content))
+    }
+
+    func isCheckedOnSave(by declared: DocumentModel?) -> Bool {
+        declared?.name == DocumentModel(Document.self).name
     }
 
     func save(
@@ -71,6 +80,8 @@ struct EnvelopeModel: ServedModel {
     func check(_ content: PropertyList.Dictionary, registry: ClassRegistry) throws(HangarError) -> any Sendable {
         content
     }
+
+    func isCheckedOnSave(by declared: DocumentModel?) -> Bool { true }
 
     func save(
         _ checked: any Sendable, content: PropertyList.Dictionary, format: DocumentFormat, key: String,

@@ -42,6 +42,13 @@ enum Answers {
                 + "application/x-plist holds every value")
     }
 
+    /// `bytes`, already encoded in `format`, as a 200 with the revision as ETag.
+    static func respond(bytes: [UInt8], in format: BodyFormat, revision: Int) -> Response {
+        Response(
+            status: .ok, headers: [.contentType: format.mediaType, .eTag: RevisionTag.header(revision)],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
     /// An integer query parameter in `range`; `nil` when absent, 400 otherwise.
     static func integer(_ text: String?, name: String, in range: ClosedRange<Int>) throws(HangarHTTPError) -> Int? {
         guard let text else { return nil }
