@@ -7,40 +7,40 @@ extension PostgresConnection {
     /// never answer a statement written to a connection that closed just before (after the `isClosed` check):
     /// past the deadline the connection is closed (the server rolls back what it had not committed, and the pool
     /// drops it), the statement is left to end on its own, and ``StatementDeadlineExpired`` is thrown.
+    ///
+    /// The statement goes through postgres-nio's future interface, whose answer resumes the caller from the
+    /// connection's event loop: no task per statement, and the deadline is one timer on that loop.
     package func rows(
         _ statement: PostgresQuery, within deadline: Duration, logger: Logger
     ) async throws -> [PostgresRow] {
-        try await answer(within: deadline) {
-            try await self.query(statement, logger: logger).collect()
-        }
-    }
-
-    /// Runs `operation` (a statement on this connection) and returns its answer, or throws
-    /// ``StatementDeadlineExpired`` once `deadline` passed without one (having closed the connection).
-    func answer<Value: Sendable>(
-        within deadline: Duration, _ operation: @escaping @Sendable () async throws -> Value
-    ) async throws -> Value {
-        let handoff = ContinuationHandoff<Value>()
-        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
-            handoff.start(continuation)
-            let work = Task {
-                do {
-                    _ = handoff.finish(.success(try await operation()))
-                } catch {
-                    _ = handoff.finish(.failure(error))
-                }
+        let handoff = ContinuationHandoff<[PostgresRow]>()
+        // Whichever comes first, the answer or the deadline, decides; past the deadline the caller hears of it
+        // once the connection is closed, so the pool never lends it again.
+        let decided = Mutex(false)
+        let decide: @Sendable () -> Bool = {
+            decided.withLock { decided in
+                defer { decided = true }
+                return !decided
             }
+        }
+        return try await withCheckedThrowingContinuation { continuation in
+            handoff.start(continuation)
             let (seconds, attoseconds) = deadline.components
             let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
             let timer = eventLoop.scheduleTask(
                 in: .nanoseconds(nanoseconds.overflow ? .max : nanoseconds.partialValue + attoseconds / 1_000_000_000)
             ) { [self] in
-                guard handoff.finish(.failure(StatementDeadlineExpired(deadline: deadline))) else { return }
+                guard decide() else { return }
                 let closing: EventLoopFuture<Void> = close()
-                _ = closing
-                work.cancel()
+                closing.whenComplete { _ in
+                    _ = handoff.finish(.failure(StatementDeadlineExpired(deadline: deadline)))
+                }
             }
-            handoff.onFinish { timer.cancel() }
+            query(statement, logger: logger).whenComplete { result in
+                guard decide() else { return }
+                timer.cancel()
+                _ = handoff.finish(result.map(\.rows))
+            }
         }
     }
 }
