@@ -39,6 +39,10 @@ public struct PostgresStoreConfiguration: Sendable {
     public var statementDeadline: Duration?
     /// The deadline in force: ``statementDeadline``, or ``statementTimeout`` + 5 s.
     public var answerDeadline: Duration { statementDeadline ?? statementTimeout + .seconds(5) }
+    /// Whether a save or delete goes through `write_document`, the write procedure in one statement (the default),
+    /// or statement by statement as the rules resolve it in Swift. Off only for the suites that compare the two
+    /// paths (the `Engines` article's table maps each check of the function to its rule).
+    package var writesPlansInOneStatement = true
     /// The Hangar configuration: the registry, the collections' options, the change feed's retention. Its
     /// SQLite settings (synchronous, busy timeout, readers) do not apply.
     public var store: StoreConfiguration

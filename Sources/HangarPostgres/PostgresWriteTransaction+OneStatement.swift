@@ -17,8 +17,11 @@ extension PostgresWriteTransaction {
     }
 
     /// Whether plans go through `write_document`: not when the store seals bodies, as a sealed body depends on
-    /// its revision, which only the statement knows.
-    var writesInOneStatement: Bool { configuration.encryption == nil }
+    /// its revision, which only the statement knows, nor when the configuration turns it off
+    /// (``PostgresStoreConfiguration/writesPlansInOneStatement``).
+    var writesInOneStatement: Bool {
+        configuration.encryption == nil && store.postgresConfiguration.writesPlansInOneStatement
+    }
 
     /// Writes `plan` in one statement, or hands the stored row back when a condition needs the rules; with
     /// `refusingNewerMinor`, a stored newer minor of the plan's major is handed back too (a model's save must keep

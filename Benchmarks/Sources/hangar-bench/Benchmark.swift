@@ -20,7 +20,7 @@ struct Options {
           --filter OPS      comma-separated substrings of operation names: binary-decode, binary-encode,
                             xml-decode, xml-encode (the generated documents), datasets-binary-decode,
                             datasets-binary-encode, datasets-xml-decode, datasets-xml-encode (the four dataset files),
-                            memory, process, store-batch-save, store-single-save, store-load, store-upgrade,
+                            memory, process, store-batch-save, store-single-save, store-concurrent-save, store-load, store-upgrade,
                             follow-in-process, follow-cross-process (follower latency), postgres-batch-save,
                             postgres-single-save, postgres-load, postgres-index-query, postgres-throughput,
                             postgres-mixed, postgres-follow (PostgreSQL: need HANGAR_BENCH_POSTGRES_URL or

@@ -114,6 +114,7 @@ enum StoreFormat {
 enum StoreOperation: String, CaseIterable {
     case batchSave = "store-batch-save"
     case singleSave = "store-single-save"
+    case concurrentSave = "store-concurrent-save"
     case load = "store-load"
     case upgrade = "store-upgrade"
 }
@@ -234,6 +235,7 @@ func storeContenders(for operation: StoreOperation, data: StoreData) throws -> [
     switch operation {
     case .batchSave: try batchSaveContenders(data)
     case .singleSave: try singleSaveContenders(data)
+    case .concurrentSave: try concurrentSaveContenders(data)
     case .load: try loadContenders(data)
     case .upgrade: try upgradeContenders(data)
     }
@@ -403,6 +405,11 @@ func runStoreBenchmarks(_ plan: StorePlan, operations: [StoreOperation], options
                 (
                     "\(plan.singleSaves) saves, one transaction each (a fresh file each round)", plan.singleSaves,
                     plan.singleSaveIterations
+                )
+            case .concurrentSave:
+                (
+                    "\(plan.singleSaves) saves by \(concurrentWriters) writers at once, one transaction each (a fresh "
+                        + "file each round)", plan.singleSaves, plan.singleSaveIterations
                 )
             case .load:
                 (
