@@ -1,7 +1,6 @@
 import Foundation
 import Hangar
 import HangarSQLite
-import PilotModels
 import PropertyList
 
 // The concurrent single-save rows (issue 29): sixteen writers at once, one save per `write`, synchronous FULL,
