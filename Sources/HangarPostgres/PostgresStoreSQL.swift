@@ -167,6 +167,8 @@ package struct PostgresStoreSQL: Sendable {
             // 4: a save or delete in one round trip (PostgresStoreSQL+WriteDocument.swift).
             WriteStatements.writeDocumentStep(
                 s, lockSeed: LockStatements.seed(s.replacingOccurrences(of: "\"", with: ""))),
+            // 5: a single save or delete in one statement in autocommit (PostgresStoreSQL+WriteDocument.swift).
+            WriteStatements.writeDocumentAloneStep(s),
         ]
     }
 

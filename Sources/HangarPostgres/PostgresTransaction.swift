@@ -80,6 +80,13 @@ package final class PostgresTransaction {
         self.deadline = deadline
     }
 
+    /// What a statement's lost answer means: a write statement on its own commits as it ends, so losing its answer
+    /// leaves the outcome unknown (``HangarError/Code/outcomeUnknown``); inside a transaction nothing is written
+    /// before `COMMIT`.
+    private var statementPhase: PostgresPhase {
+        options.singleStatement && !options.readOnly ? .commit : .statement
+    }
+
     /// Marks the transaction failed with `error` (it rolls back, and every later statement throws `error`): for a
     /// write found wrong after its statement ran, which must not commit even if the closure catches the error.
     package func abandon(because error: HangarError) {
@@ -103,11 +110,11 @@ package final class PostgresTransaction {
                 PostgresQuery(unsafeSQL: statement, binds: binds), within: deadline, logger: logger)
         } catch let expired as StatementDeadlineExpired {
             let mapped = HangarError.postgresNoAnswer(
-                sql: statement, phase: .statement, deadline: expired.deadline, underlying: expired)
+                sql: statement, phase: statementPhase, deadline: expired.deadline, underlying: expired)
             failure = mapped
             throw mapped
         } catch {
-            let mapped = HangarError.postgres(error, sql: statement, phase: .statement)
+            let mapped = HangarError.postgres(error, sql: statement, phase: statementPhase)
             failure = mapped
             throw mapped
         }

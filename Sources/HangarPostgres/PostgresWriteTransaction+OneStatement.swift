@@ -27,19 +27,29 @@ extension PostgresWriteTransaction {
     /// `refusingNewerMinor`, a stored newer minor of the plan's major is handed back too (a model's save must keep
     /// its keys). Throws ``Hangar/HangarError/Code/duplicate`` (nothing written) for a unique value another key
     /// holds.
-    func writeInOneStatement(_ plan: WritePlan, refusingNewerMinor: Bool) async throws(HangarError)
-        -> OneStatementWrite
+    ///
+    /// `alone`: the statement is the whole write, in autocommit (``PostgresTransactionOptions/singleWrite``):
+    /// `write_document_alone` notes the change itself, and what it writes is committed when it answers.
+    func writeInOneStatement(_ plan: WritePlan, refusingNewerMinor: Bool, alone: Bool = false)
+        async throws(HangarError) -> OneStatementWrite
     {
         let (collection, key) = (plan.collection, plan.key)
-        let statement = sql.writes.writeDocument
-        let found = try await rows(statement, writeBinds(plan, refusingNewerMinor: refusingNewerMinor)) { row in
+        let statement = alone ? sql.writes.writeDocumentAlone : sql.writes.writeDocument
+        var binds = writeBinds(plan, refusingNewerMinor: refusingNewerMinor)
+        if alone {
+            let retention = configuration.changeRetention
+            binds.append(retention.maximumCount.map { Int64($0) })
+            binds.append(retention.maximumAge.map { Date().timeIntervalSince1970 - $0 })
+        }
+        let found = try await rows(statement, binds) { row in
             try row.decode(
-                (String, Int64?, Int64?, Int64?, Int64?, String?, String?, Int64, String?, String?).self)
+                (String, Int64?, Int64?, Int64?, Int64?, String?, String?, Int64, String?, String?, Int64?).self)
         }
         guard let answer = found.first else {
             throw HangarError(.database, "write_document returned no row", sql: statement)
         }
-        let (outcome, revision, currentRevision, major, minor, classTag, keyID, lastEver, index, otherKey) = answer
+        let (outcome, revision, currentRevision, major, minor, classTag, keyID, lastEver, index, otherKey, ticket) =
+            answer
         var current: CurrentRow?
         if let currentRevision, let major, let minor {
             current = CurrentRow(
@@ -56,11 +66,15 @@ extension PostgresWriteTransaction {
             throw DocumentRules.duplicate(index: index, otherKey: otherKey, collection: collection, key: key)
         case "written":
             let resolved = try confirm(
-                plan, revision: revision.map { Int($0) }, current: current, lastEver: Int(lastEver))
+                plan, revision: revision.map { Int($0) }, current: current, lastEver: Int(lastEver), alone: alone)
             let change = resolved.change
-            transaction.changes.record(
-                change.kind, collection: collection, key: key, revision: change.revision, version: change.version,
-                classTag: change.classTag)
+            if alone {
+                transaction.changes.adopt(ticket: ticket)
+            } else {
+                transaction.changes.record(
+                    change.kind, collection: collection, key: key, revision: change.revision,
+                    version: change.version, classTag: change.classTag)
+            }
             return .written(resolved)
         default:
             break
@@ -69,8 +83,9 @@ extension PostgresWriteTransaction {
     }
 
     /// The rules' resolution of a plan `write_document` wrote, which must give the revision it wrote; otherwise
-    /// the transaction is abandoned (rolled back whatever the closure does) and the error thrown.
-    private func confirm(_ plan: WritePlan, revision: Int?, current: CurrentRow?, lastEver: Int)
+    /// the transaction is abandoned (rolled back whatever the closure does) and the error thrown. A statement
+    /// `alone` has committed already: the error says so (the differential tests hold the two paths equal).
+    private func confirm(_ plan: WritePlan, revision: Int?, current: CurrentRow?, lastEver: Int, alone: Bool)
         throws(HangarError) -> ResolvedWrite
     {
         do throws(HangarError) {
@@ -81,7 +96,8 @@ extension PostgresWriteTransaction {
                 throw HangarError(
                     .database,
                     "write_document wrote revision \(revision.map(String.init) ?? "none") where the rules give "
-                        + "\(resolved.map { String($0.revision) } ?? "none"); the transaction is rolled back",
+                        + "\(resolved.map { String($0.revision) } ?? "none")"
+                        + (alone ? "; the statement has committed" : "; the transaction is rolled back"),
                     collection: plan.collection, key: plan.key, sql: sql.writes.writeDocument)
             }
             return resolved

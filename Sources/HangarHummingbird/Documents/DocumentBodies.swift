@@ -80,6 +80,19 @@ struct DocumentBodies: Sendable {
             expectedRevision: expectedRevision, with: writer)
     }
 
+    /// ``save(_:key:expectedRevision:with:)`` as a write of its own, in the engine's cheapest way for one save.
+    func saveAlone(_ incoming: IncomingDocument, key: String, expectedRevision: Int?, to store: some DocumentStore)
+        async throws -> Int
+    {
+        if let envelope = incoming.newerMinorEnvelope {
+            return try await store.save(
+                envelope: envelope, key: key, in: collection.name, expectedRevision: expectedRevision)
+        }
+        return try await collection.model.saveAlone(
+            incoming.checked, content: incoming.content, format: format, key: key, in: collection.name,
+            expectedRevision: expectedRevision, to: store)
+    }
+
     /// A stored document as a client reads it: migrated to the current major when older (a newer minor keeps
     /// its version and keys). A stored newer major is 409 and left as it is; a document the model cannot read
     /// is 500.

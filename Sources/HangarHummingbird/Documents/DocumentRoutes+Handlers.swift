@@ -136,9 +136,7 @@ extension DocumentRoutes {
     ) async throws -> Response {
         let revision: Int
         do {
-            revision = try await store.write { writer in
-                try await save(incoming, key: key, expectedRevision: expectedRevision, with: writer)
-            }
+            revision = try await bodies.saveAlone(incoming, key: key, expectedRevision: expectedRevision, to: store)
         } catch let error as HangarError where error.code == .conflict {
             throw preconditions.failed(try await store.document(in: name, key: key)?.revision)
         }

@@ -50,6 +50,13 @@ protocol ServedModel: Sendable {
         _ checked: any Sendable, content: PropertyList.Dictionary, format: DocumentFormat, key: String,
         in collection: String, expectedRevision: Int?, with writer: some DocumentWriter
     ) async throws(HangarError) -> Int
+
+    /// ``save(_:content:format:key:in:expectedRevision:with:)`` as a write of its own, in the engine's cheapest way
+    /// for one save (``Hangar/DocumentStore/save(_:key:in:expectedRevision:)``).
+    func saveAlone(
+        _ checked: any Sendable, content: PropertyList.Dictionary, format: DocumentFormat, key: String,
+        in collection: String, expectedRevision: Int?, to store: some DocumentStore
+    ) async throws -> Int
 }
 
 /// A ``Hangar/VersionedDocument``'s collection: read and saved through the model.
@@ -73,6 +80,18 @@ struct TypedModel<Document: VersionedDocument & Sendable>: ServedModel {
         }
         return try await writer.save(document, key: key, in: collection, expectedRevision: expectedRevision)
     }
+
+    func saveAlone(
+        _ checked: any Sendable, content: PropertyList.Dictionary, format: DocumentFormat, key: String,
+        in collection: String, expectedRevision: Int?, to store: some DocumentStore
+    ) async throws -> Int {
+        guard let document = checked as? Document else {
+            return try await EnvelopeModel().saveAlone(
+                checked, content: content, format: format, key: key, in: collection,
+                expectedRevision: expectedRevision, to: store)
+        }
+        return try await store.save(document, key: key, in: collection, expectedRevision: expectedRevision)
+    }
 }
 
 /// A collection of envelopes: saved as the current version's envelope of the opened content.
@@ -88,6 +107,15 @@ struct EnvelopeModel: ServedModel {
         in collection: String, expectedRevision: Int?, with writer: some DocumentWriter
     ) async throws(HangarError) -> Int {
         try await writer.save(
+            envelope: format.seal(content, version: format.current), key: key, in: collection,
+            expectedRevision: expectedRevision)
+    }
+
+    func saveAlone(
+        _ checked: any Sendable, content: PropertyList.Dictionary, format: DocumentFormat, key: String,
+        in collection: String, expectedRevision: Int?, to store: some DocumentStore
+    ) async throws -> Int {
+        try await store.save(
             envelope: format.seal(content, version: format.current), key: key, in: collection,
             expectedRevision: expectedRevision)
     }
