@@ -100,7 +100,8 @@ extension HangarStudio {
         }
         var start = 0
         if let after = query.after {
-            start = matched.firstIndex { query.precedes(after, (query.sortValue($0), $0.key)) } ?? matched.count
+            let cursor = (value: after.value, key: after.key)
+            start = matched.firstIndex { query.precedes(cursor, (query.sortValue($0), $0.key)) } ?? matched.count
         }
         let page = matched[start..<min(matched.count, start + query.limit)]
         var answer: PropertyList.Dictionary = [

@@ -71,21 +71,7 @@ extension HangarStudio {
             if let checkpoint = try await reader.document(in: "_sync", key: "checkpoint/\(synced)") {
                 entry["checkpoint"] = StudioTree.node(try checkpoint.envelope())
             }
-            var pending: [PropertyList] = []
-            for state in try await reader.documents(in: name) {
-                let fields = try state.envelope()
-                let local = fields["local"]?.integerValue?.exactly(Int.self) ?? 0
-                let waiting = fields["pending"]?.arrayValue?.count ?? 0
-                let now = try await reader.document(in: synced, key: state.key)?.revision ?? 0
-                guard waiting > 0 || local != now else { continue }
-                if pending.count < syncListLimit {
-                    pending.append(
-                        .dictionary([
-                            "key": .string(state.key), "localRevision": StudioJSON.int(now),
-                            "inStepRevision": StudioJSON.int(local), "pendingMutations": StudioJSON.int(waiting),
-                        ]))
-                }
-            }
+            let pending = try await pendingDocuments(of: synced, states: name, reader)
             entry["pending"] = .array(pending)
             let conflicts = "_sync.conflicts/\(synced)"
             var copies: [PropertyList] = []
@@ -98,6 +84,54 @@ extension HangarStudio {
             collections.append(.dictionary(entry))
         }
         return ["clientID": record["clientID"] ?? .string("?"), "collections": .array(collections)]
+    }
+
+    /// The documents of `collection` with changes the server has not answered, as the replica finds them: the keys
+    /// its last look found pending and those changed since (every key when the feed was pruned or it never
+    /// looked), each compared with its sync state (none yet, pending mutations, or a revision other than the one
+    /// in step). At most ``syncListLimit``.
+    static func pendingDocuments(of collection: String, states: String, _ reader: Store.Reader) async throws
+        -> [PropertyList]
+    {
+        var candidates: [ExactString: String] = [:]
+        let scanned = try await scannedCandidates(of: collection, reader)
+        for key in scanned ?? [] { candidates[ExactString(key)] = key }
+        if scanned == nil {
+            for key in try await reader.keys(in: collection) { candidates[ExactString(key)] = key }
+            for key in try await reader.keys(in: states) { candidates[ExactString(key)] = key }
+        }
+        var pending: [PropertyList] = []
+        for (_, key) in candidates.sorted(by: { $0.key < $1.key }) {
+            let state = try await reader.document(in: states, key: key)?.envelope()
+            let local = state?["local"]?.integerValue?.exactly(Int.self) ?? 0
+            let waiting = state?["pending"]?.arrayValue?.count ?? 0
+            let now = try await reader.document(in: collection, key: key)?.revision ?? 0
+            guard waiting > 0 || local != now else { continue }
+            pending.append(
+                .dictionary([
+                    "key": .string(key), "localRevision": StudioJSON.int(now),
+                    "inStepRevision": StudioJSON.int(local), "pendingMutations": StudioJSON.int(waiting),
+                ]))
+            if pending.count >= syncListLimit { break }
+        }
+        return pending
+    }
+
+    /// The keys the replica's last look found pending and those changed since; `nil` when it never looked or the
+    /// changes since were pruned.
+    static func scannedCandidates(of collection: String, _ reader: Store.Reader) async throws -> [String]? {
+        guard let scan = try await reader.document(in: "_sync", key: "scan/\(collection)")?.envelope(),
+            let through = scan["through"]?.integerValue?.exactly(Int.self)
+        else { return nil }
+        let changes: [Change]
+        do throws(HangarError) {
+            changes = try await reader.changes(since: through, in: collection, limit: nil)
+        } catch {
+            guard error.code == .changesTooOld else { throw error }
+            return nil
+        }
+        let pending = (scan["pending"]?.arrayValue ?? []).compactMap(\.stringValue)
+        return changes.map(\.key) + pending
     }
 
     /// A conflict copy as base / mine / theirs: mine is the local version the resolver let the server's replace

@@ -85,7 +85,9 @@ const Studio = (() => {
   function show(title, ...children) {
     document.title = title + ' · Hangar Studio';
     const heading = el('h1', { id: 'page-title' }, title);
-    main().replaceChildren(heading, ...children);
+    const nodes = children.flat(Infinity).filter((c) => c !== '' && c !== null && c !== undefined && c !== false)
+      .map((c) => (c instanceof Node ? c : document.createTextNode(String(c))));
+    main().replaceChildren(heading, ...nodes);
   }
 
   function notice(text, isError) {
@@ -153,7 +155,7 @@ const Studio = (() => {
       case 'uid': return 'UID ' + node.value;
       case 'dictionary': return '{' + node.entries.length + ' keys}';
       case 'array': return '[' + node.items.length + ' items]';
-      case 'string': return JSON.stringify(node.value);
+      case 'string': return node.value === '' ? '(empty string)' : node.value;
       default: return node.value;
     }
   }

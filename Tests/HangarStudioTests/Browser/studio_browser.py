@@ -148,9 +148,9 @@ def scenario_diff(studio, expect):
     path = "/documents/%s/%s?a=%d&b=%d" % (segment(expect["collection"]), segment(expect["document"]), expect["a"], expect["b"])
     studio.open(path, "the diff")
     rows = studio.driver.find_elements("css selector", "#diff tr[data-path]")
-    shown = sorted((json.loads(r.get_attribute("data-path")), r.get_attribute("data-change")) for r in rows)
-    shown = [[p, c] for p, c in shown]
-    wanted = sorted([p, c] for p, c in expect["paths"])
+    order = lambda entry: json.dumps(entry, sort_keys=True)
+    shown = sorted(([json.loads(r.get_attribute("data-path")), r.get_attribute("data-change")] for r in rows), key=order)
+    wanted = sorted(([p, c] for p, c in expect["paths"]), key=order)
     check(shown == wanted, "the diff shows %r, not %r" % (shown, wanted))
     studio.screenshot("diff")
     print("ok: the diff shows exactly %d paths" % len(shown))
@@ -238,6 +238,7 @@ def scenario_hostile(studio, expect):
 def scenario_sync(studio, expect):
     """The Sync page: a server's identity and clients, a device's pending changes and conflict copies."""
     studio.open("/sync", "the sync page")
+    studio.screenshot("sync")
     text = studio.driver.find_element("tag name", "main").text
     for wanted in expect["texts"]:
         check(wanted in text, "the sync page does not show %r" % wanted)
@@ -245,7 +246,6 @@ def scenario_sync(studio, expect):
         copies = [c for c in studio.driver.find_elements("css selector", "article.conflict")
                   if c.get_attribute("data-key") == expect["conflict"]]
         check(len(copies) == 1, "no conflict copy of %r" % expect["conflict"])
-    studio.screenshot("sync")
     print("ok: the sync page shows " + ", ".join(expect["texts"]))
 
 
