@@ -67,8 +67,8 @@
         el('span', { class: 'num version-count' }, S.number(v.count)));
     });
     const summary = data.declared
-      ? data.olderThanDeclared + ' of ' + data.count + ' documents are older than the declared ' + data.declared
-      : data.count + ' documents; no declared format known to this studio';
+      ? S.number(data.olderThanDeclared) + ' of ' + S.number(data.count) + ' documents are older than the declared ' + data.declared
+      : S.number(data.count) + ' documents; no declared format known to this studio';
     section.replaceChildren(el('h3', {}, el('a', { href: S.links.collection(c.name) }, c.name)),
       el('div', { role: 'list', 'aria-label': 'Documents per version in ' + c.name },
         rows.map((r) => { r.setAttribute('role', 'listitem'); return r; })),

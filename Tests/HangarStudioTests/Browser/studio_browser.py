@@ -55,8 +55,10 @@ class Studio:
 
     def start(self):
         self.driver = make_driver()
+        started = time.monotonic()
         self.driver.get(self.args.url)  # the token becomes a cookie; the page reloads without it
-        self.wait_ready()
+        self.wait_ready(timeout=300)
+        print("ok: the first page (a fresh studio) drew in %.0f ms" % ((time.monotonic() - started) * 1000))
         check("token=" not in self.driver.current_url, "the token stays in the address bar")
         self.console_errors("the first page")
 
@@ -151,8 +153,9 @@ def scenario_diff(studio, expect):
     order = lambda entry: json.dumps(entry, sort_keys=True)
     shown = sorted(([json.loads(r.get_attribute("data-path")), r.get_attribute("data-change")] for r in rows), key=order)
     wanted = sorted(([p, c] for p, c in expect["paths"]), key=order)
-    check(shown == wanted, "the diff shows %r, not %r" % (shown, wanted))
+    studio.driver.execute_script("document.getElementById('diff').scrollIntoView()")
     studio.screenshot("diff")
+    check(shown == wanted, "the diff shows %r, not %r" % (shown, wanted))
     print("ok: the diff shows exactly %d paths" % len(shown))
 
 
@@ -249,6 +252,21 @@ def scenario_sync(studio, expect):
     print("ok: the sync page shows " + ", ".join(expect["texts"]))
 
 
+def scenario_timings(studio, expect):
+    """Not a test: the first paint (first-contentful-paint) and the time until drawn of the pages named, each
+    opened `runs` times (the first run also builds the studio's catalog of the collection)."""
+    for name, path in expect["pages"]:
+        for run in range(expect.get("runs", 3)):
+            started = time.monotonic()
+            studio.driver.get(studio.base + path)
+            studio.wait_ready(timeout=120)
+            drawn = time.monotonic() - started
+            paint = studio.driver.execute_script(
+                "const e = performance.getEntriesByName('first-contentful-paint')[0]; return e ? e.startTime : null")
+            print("timing: %s run %d: first paint %s ms, drawn %.0f ms" % (name, run + 1, "%.0f" % paint if paint else "?", drawn * 1000))
+        studio.screenshot("timing-" + name)
+
+
 def request(url, method="GET", headers=None):
     opener = urllib.request.build_opener(NoRedirect)
     try:
@@ -312,7 +330,8 @@ def main():
     try:
         studio.start()
         {"pages": scenario_pages, "diff": scenario_diff, "restore": scenario_restore, "readonly": scenario_readonly,
-         "live": scenario_live, "hostile": scenario_hostile, "sync": scenario_sync}[args.scenario](studio, expect)
+         "live": scenario_live, "hostile": scenario_hostile, "sync": scenario_sync,
+         "timings": scenario_timings}[args.scenario](studio, expect)
     finally:
         studio.quit()
 
