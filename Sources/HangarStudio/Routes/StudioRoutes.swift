@@ -21,7 +21,10 @@ extension HangarStudio {
             if grant == .query, let cookie = access.setCookie(path: options.prefix) {
                 return Response(
                     status: .seeOther,
-                    headers: [.location: Self.withoutToken(path: request.uri.path, query: request.uri.query), .setCookie: cookie])
+                    headers: [
+                        .location: Self.withoutToken(path: request.uri.path, query: request.uri.query),
+                        .setCookie: cookie,
+                    ])
             }
             return StudioPage.response(prefix: options.prefix, writable: options.allowsWrites)
         }

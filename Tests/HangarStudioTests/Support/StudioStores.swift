@@ -61,8 +61,8 @@ enum StudioStores {
     /// What the pages scenario expects of the sample: the charts, a document, the second page.
     static var expectedPages: [String: Any] {
         [
-        "charts": ["notes": ["1.0": 2, "2.0": 3], "bulk": ["1.0": 60], "other": ["2.0": 1]],
-        "collection": "notes", "document": "b1", "nextCollection": "bulk", "next": "k50",
+            "charts": ["notes": ["1.0": 2, "2.0": 3], "bulk": ["1.0": 60], "other": ["2.0": 1]],
+            "collection": "notes", "document": "b1", "nextCollection": "bulk", "next": "k50",
         ]
     }
 }
