@@ -53,6 +53,11 @@ struct Studio: AsyncParsableCommand {
                 FileHandle.standardOutput.write(Data("studio: http://127.0.0.1:\(bound)/?token=\(token)\n".utf8))
             },
             logger: logger)
-        try await application.runService()
+        do {
+            try await application.runService()
+        } catch {
+            // The server's own failure (the port taken, say), not the store's: named by the address.
+            throw FileFailure(path: "127.0.0.1:\(port)", reason: "The studio cannot serve: \(error)")
+        }
     }
 }

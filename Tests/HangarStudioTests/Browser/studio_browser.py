@@ -129,6 +129,13 @@ def scenario_pages(studio, expect):
         elapsed = studio.open(path, "the " + name + " page")
         print("ok: the %s page drew in %.0f ms" % (name, elapsed * 1000))
         studio.screenshot(name)
+    studio.driver.set_window_size(390, 844)  # a phone's width: the pages reflow, nothing is cut off
+    studio.open("/collections/" + segment(expect["collection"]), "the collection page on a phone")
+    width = studio.driver.execute_script("return document.documentElement.scrollWidth")
+    check(width <= 390, "the collection page is %d px wide on a 390 px screen" % width)
+    studio.screenshot("collection-phone")
+    studio.driver.set_window_size(1280, 900)
+    studio.open("/health", "the health page")
     studio.driver.find_element("id", "check").click()
     deadline = time.monotonic() + 20
     while "ok: no problem found" not in studio.driver.find_element("id", "result").text:
