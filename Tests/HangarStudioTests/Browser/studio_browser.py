@@ -188,6 +188,42 @@ def scenario_restore(studio, expect):
     studio.screenshot("restored")
     print("ok: restore made revision %d" % after["currentRevision"])
 
+    # Edit: the value as XML, saved after confirmation as a new revision.
+    studio.driver.find_element("xpath", "//summary[normalize-space()='Edit the value (XML)']").click()
+    editor = studio.driver.find_element("id", "editor")
+    edited = editor.get_property("value").replace("<string>first</string>", "<string>edited in the studio</string>")
+    check(edited != editor.get_property("value"), "the editor does not hold the document's XML")
+    studio.driver.execute_script("arguments[0].value = arguments[1]", editor, edited)
+    section = editor.find_element("xpath", "ancestor::details")
+    section.find_element("xpath", ".//button[normalize-space()='Save']").click()
+    section.find_element("xpath", ".//button[normalize-space()='Confirm save']").click()
+    deadline = time.monotonic() + 10
+    while True:
+        saved = json.loads(studio.api(document_api(expect))["body"])
+        if saved["currentRevision"] == after["currentRevision"] + 1:
+            break
+        check(time.monotonic() < deadline, "the edit was never saved")
+        time.sleep(0.05)
+    titles = [e for e in saved["tree"]["entries"] if e[0] == "title"]
+    check(titles and titles[0][1]["value"] == "edited in the studio", "the edit saved %r" % titles)
+    time.sleep(0.6)  # the page reloads itself after a save
+    studio.wait_ready()
+    studio.screenshot("edited")
+    print("ok: an edit made revision %d" % saved["currentRevision"])
+
+    # Delete, after confirmation.
+    studio.driver.find_element("xpath", "//button[normalize-space()='Delete']").click()
+    studio.driver.find_element("xpath", "//button[normalize-space()='Confirm delete']").click()
+    deadline = time.monotonic() + 10
+    while not json.loads(studio.api(document_api(expect))["body"]).get("deleted"):
+        check(time.monotonic() < deadline, "the delete never happened")
+        time.sleep(0.05)
+    time.sleep(0.6)
+    studio.wait_ready()
+    studio.console_errors("the deleted document's page")
+    studio.screenshot("deleted")
+    print("ok: delete after confirmation")
+
 
 def scenario_readonly(studio, expect):
     """Read-only: no write control, and a restore request is refused."""
