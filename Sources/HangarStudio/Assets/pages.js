@@ -208,7 +208,9 @@
     source.addEventListener('open', () => { status.textContent = 'Live: following changes after ' + data.last; });
     source.addEventListener('change', (event) => {
       const c = JSON.parse(event.data);
-      body.prepend(row(c));
+      const shown = row(c);
+      shown.dataset.shownAt = String(Date.now());  // when it reached the page (the tests measure the delay)
+      body.prepend(shown);
       status.textContent = 'Live: last change ' + c.sequence;
     });
     source.addEventListener('error', () => { status.textContent = 'Reconnecting…'; });
