@@ -338,6 +338,11 @@ let package = Package(
                 "HangarStudio", "HangarCLI", "HangarTestSupport", "Hangar", "HangarSQLite", "HangarPostgres",
                 "HangarSync",
                 "PropertyList",
+                // The API in process (StudioAPITests).
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
+                .product(
+                    name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Hummingbird"])),
             ],
             exclude: ["Browser"],
             swiftSettings: strictSettings
