@@ -31,9 +31,8 @@ struct Studio: AsyncParsableCommand {
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         try await withStore(store, readOnly: !write) { opened in
             var options = StudioOptions(token: StudioToken.make(), allowsWrites: write)
-            if opened.sqlite != nil || opened.url != nil {
-                options.check = { try await DBCheck.problems(in: opened) }
-            }
+            // The Health page's check is `hangar db check`'s.
+            options.check = { try await DBCheck.problems(in: opened) }
             try await serve(opened.store, options: options)
         }
     }

@@ -11,6 +11,7 @@
     const storeFacts = [['Engine', store.engine]];
     if (store.path) storeFacts.push(['File', store.path]);
     if (store.size !== undefined && store.size !== false) storeFacts.push(['Store size', S.bytes(store.size)]);
+    else storeFacts.push(['Store size', 'not measured on this engine (ask the database server)']);
     if (store.walSize !== undefined) storeFacts.push(['Write-ahead log', S.bytes(store.walSize)]);
     const changes = data.changes;
     const first = changes.first === false ? 'none yet' : changes.first === 'pruned' ? 'earliest pruned' : changes.first;
