@@ -29,6 +29,9 @@ let package = Package(
         // Hangar Sync's client transport on async-http-client (Linux apps, `hangar db sync`): its own product
         // and trait `HTTPClient`, so `HangarSync` stays Foundation-only.
         .library(name: "HangarSyncHTTPClient", targets: ["HangarSyncHTTPClient"]),
+        // Hangar Studio: a store in a browser (overview, collections, documents with history and diffs, the live
+        // feed, sync, health), `hangar studio` and mountable into any Hummingbird app. Trait `Hummingbird`.
+        .library(name: "HangarStudio", targets: ["HangarStudio"]),
         .executable(name: "hangar", targets: ["HangarCLI"]),
         // Not API (the leading underscore): the Pilots example's models and the tests' process runner, for the
         // examples' own package (Examples/Pilots), whose tour, server and tests depend on this one by path.
@@ -168,7 +171,26 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // Layer 5: the command-line tool. The target is `HangarCLI` (Sources/HangarCLI), so no two paths differ only
+        // Layer 5: Hangar Studio, pages and a JSON API over any store, on Hummingbird; its HTML, CSS and JS are
+        // hand-written files embedded in the binary (no build step).
+        .target(
+            name: "HangarStudio",
+            dependencies: [
+                "Hangar", "HangarSync", "HangarSQLite", "PropertyList",
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Hummingbird"])),
+                .product(name: "Logging", package: "swift-log"),
+                .product(
+                    name: "ServiceLifecycle", package: "swift-service-lifecycle",
+                    condition: .when(traits: ["Hummingbird"])),
+            ],
+            resources: [
+                .embedInCode("Assets/studio.html"), .embedInCode("Assets/studio.css"),
+                .embedInCode("Assets/studio.js"), .embedInCode("Assets/pages.js"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // Layer 6: the command-line tool. The target is `HangarCLI` (Sources/HangarCLI), so no two paths differ only
         // by case on a case-insensitive disk (Sources/Hangar); the `hangar` product keeps the executable's name.
         .executableTarget(
             name: "HangarCLI",
@@ -179,7 +201,11 @@ let package = Package(
                 "HangarEncryption",
                 "HangarSync",
                 "HangarSyncHTTPClient",
+                "HangarStudio",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // `hangar studio`: the server's logs go to standard error; stdout holds one line.
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
             ],
             swiftSettings: strictSettings
         ),
@@ -302,6 +328,23 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Hummingbird"])),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
+            swiftSettings: strictSettings
+        ),
+        // Hangar Studio in a real browser (chromium, chromedriver and selenium, driven by Tests/HangarStudioTests/
+        // Browser/studio_browser.py) against a real `hangar studio` process; the API in process.
+        .testTarget(
+            name: "HangarStudioTests",
+            dependencies: [
+                "HangarStudio", "HangarCLI", "HangarTestSupport", "Hangar", "HangarSQLite", "HangarPostgres",
+                "HangarSync",
+                "PropertyList",
+                // The API in process (StudioAPITests).
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
+                .product(
+                    name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Hummingbird"])),
+            ],
+            exclude: ["Browser"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -68,6 +68,8 @@ let package = Package(
                 .product(name: "HangarSync", package: "Hangar"),
                 .product(name: "PropertyList", package: "Hangar"),
                 .product(name: "HangarHummingbird", package: "Hangar"),
+                // `pilots-server --studio`: Hangar Studio at /studio.
+                .product(name: "HangarStudio", package: "Hangar"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

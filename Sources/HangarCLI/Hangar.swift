@@ -4,7 +4,7 @@ import ArgumentParser
 struct HangarCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hangar",
-        abstract: "Check, convert, print and edit property-list files; manage Hangar stores.",
+        abstract: "Check, convert, print and edit property-list files; manage Hangar stores; see one in a browser.",
         discussion: """
             Reads binary (bplist00), XML, OpenStep and JSON property lists; writes binary, XML and JSON, \
             keeping each dictionary's keys in the order the file had them.
@@ -14,7 +14,7 @@ struct HangarCommand: AsyncParsableCommand {
             """,
         subcommands: [
             Lint.self, Convert.self, Print.self, Extract.self, Insert.self, Replace.self, Remove.self,
-            TypeCommand.self, Create.self, DB.self,
+            TypeCommand.self, Create.self, DB.self, Studio.self,
         ]
     )
 

@@ -54,8 +54,17 @@ struct PilotsServerCommand: AsyncParsableCommand {
             valueName: "FILE"))
     var authKey: String?
 
+    @Flag(help: "Serve Hangar Studio (read-only) at /studio, behind --auth-key when given.")
+    var studio = false
+
+    @Option(help: "With --studio and --auth-key: a user (token sub) who may open the studio; repeatable.")
+    var studioUser: [String] = []
+
     func validate() throws {
         if db != nil && url != nil { throw ValidationError("Give --db PATH or --url URL, not both.") }
+        if !studioUser.isEmpty && (!studio || authKey == nil) {
+            throw ValidationError("--studio-user names who may open the studio: use it with --studio and --auth-key.")
+        }
         if schema != nil && url == nil {
             throw ValidationError("--schema names a PostgreSQL schema: use it with --url.")
         }
@@ -90,6 +99,8 @@ struct PilotsServerCommand: AsyncParsableCommand {
             }
             configuration.api.authKey = Array(key)
         }
+        configuration.api.studio = studio
+        configuration.api.studioUsers = studioUser
         configuration.onListening = { url in FileHandle.standardOutput.write(Data("listening on \(url)\n".utf8)) }
         do {
             let app = try await buildApplication(configuration)

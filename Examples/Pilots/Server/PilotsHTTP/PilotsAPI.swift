@@ -28,6 +28,11 @@ public struct PilotsAPIOptions: Sendable {
     /// whose `sub` is the user, and each user sees and writes only the documents they created. `nil`: the server
     /// is open, one scope for everyone.
     public var authKey: [UInt8]?
+    /// Hangar Studio at `/studio` (read-only), behind the server's own authentication: `false` by default.
+    public var studio = false
+    /// With ``authKey``: the users (token `sub`s, compared by their bytes) who may open the studio, which shows
+    /// every user's documents; nobody when empty.
+    public var studioUsers: [String] = []
 
     /// The default options.
     public init() {}

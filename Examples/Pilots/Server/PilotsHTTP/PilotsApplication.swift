@@ -2,6 +2,7 @@ public import Hangar
 import HangarHummingbird
 import HangarPostgres
 import HangarSQLite
+import HangarStudio
 import HangarSync
 public import Hummingbird
 public import Logging
@@ -86,7 +87,32 @@ public func buildRouter<Store: DocumentStore>(store: Store, options: PilotsAPIOp
     let pilots = ServedCollection.documents(Pilot.self, jsonConvention: options.jsonConvention)
     HangarRoutes(store: store, collections: [pilots], options: options.routes).addRoutes(to: router)
     PilotsAPI(store: store, options: options).addRoutes(to: router)
+    if options.studio {
+        // After the identity middleware: the studio is behind the server's own authentication.
+        if options.authKey != nil { router.add(middleware: StudioUsersMiddleware(users: options.studioUsers)) }
+        HangarStudio(store: store, options: StudioOptions(prefix: "/studio")).addRoutes(to: router)
+    }
     return router
+}
+
+/// With bearer tokens, `/studio` (which shows every user's documents) only for the users named; 403 otherwise.
+struct StudioUsersMiddleware<Context: RequestContext>: RouterMiddleware {
+    let users: [String]
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        let path = request.uri.path
+        guard path.utf8.elementsEqual("/studio".utf8) || path.utf8.starts(with: "/studio/".utf8) else {
+            return try await next(request, context)
+        }
+        guard let user = HangarUser.current, users.contains(where: { $0.hasSameBytes(as: user) }) else {
+            return Response(
+                status: .forbidden, headers: [.contentType: "text/plain; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: "The studio is open to its named users only\n")))
+        }
+        return try await next(request, context)
+    }
 }
 
 /// The application over an opened store, the store a service of its group.

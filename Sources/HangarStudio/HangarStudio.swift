@@ -1,0 +1,93 @@
+public import Hangar
+public import Hummingbird
+
+/// Settings of a studio that its host chooses.
+public struct StudioOptions: Sendable {
+    /// Where the studio's pages live in the app: `""` for the root (as `hangar studio` serves it), or a path
+    /// such as `"/studio"` (no trailing slash).
+    public var prefix: String
+    /// The secret every page, JSON, event-stream and file request must carry (`?token=` once, then an `HttpOnly`,
+    /// `SameSite=Strict` cookie); `nil` when the host's own authentication protects the studio (a mounted studio
+    /// behind an ``Hummingbird/RouterMiddleware`` that checks users). Only the static assets are served without it.
+    public var token: String?
+    /// Whether the write controls (restore, delete, edit) are offered and answered; read-only when `false`. A write
+    /// also needs a same-origin request (`Origin` or `Sec-Fetch-Site`), whatever the token.
+    public var allowsWrites: Bool
+    /// The integrity check the Health page runs: every problem as one line (empty for a sound store); `nil`
+    /// runs the studio's own (every document read back; a SQLite file's integrity check).
+    public var check: (@Sendable () async throws -> [String])?
+    /// Where the Health page's backup writes its copy (a folder); `nil`: beside the SQLite store file. Backups
+    /// are offered for SQLite stores only.
+    public var backupFolder: String?
+    /// How often an event stream with nothing to say sends a `: keep-alive` comment.
+    public var eventStreamHeartbeat: Duration = .seconds(15)
+    /// How many rows a Collection page shows at most.
+    public var pageSize = 50
+
+    /// Options for a studio at `prefix`, with `token` (or none), read-only unless `allowsWrites`.
+    public init(prefix: String = "", token: String? = nil, allowsWrites: Bool = false) {
+        self.prefix = prefix
+        self.token = token
+        self.allowsWrites = allowsWrites
+    }
+}
+
+/// Hangar Studio: a store in a browser. Pages for the store's collections and format versions, a collection's
+/// documents, a document's typed value, history and diffs, the live change feed, sync's state and conflicts, and
+/// the store's health, over a small JSON API, all under one prefix of a Hummingbird router.
+///
+/// ```swift
+/// let studio = HangarStudio(store: store, options: StudioOptions(prefix: "/studio"))
+/// studio.addRoutes(to: router)   // after the app's own authentication middleware
+/// ```
+///
+/// `hangar studio --db PATH` serves it alone on loopback with a fresh token (``StudioToken``). The pages are
+/// hand-written HTML, CSS and JavaScript embedded in the binary; they build their DOM with `textContent` and are
+/// served with a strict `Content-Security-Policy`, so a document's content is only ever shown as text.
+public struct HangarStudio<Store: DocumentStore>: Sendable {
+    /// The store the studio shows.
+    public let store: Store
+    /// The host's settings.
+    public let options: StudioOptions
+    let catalog: StudioCatalog<Store>
+    let access: StudioAccess
+
+    /// A studio over `store`.
+    public init(store: Store, options: StudioOptions = StudioOptions()) {
+        self.store = store
+        self.options = options
+        self.catalog = StudioCatalog(store: store)
+        self.access = StudioAccess(token: options.token)
+    }
+
+    /// Adds the studio to `router`, as a middleware that answers every request under ``StudioOptions/prefix``
+    /// (and passes the others on).
+    public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
+        router.add(middleware: StudioMiddleware<Store, Context>(studio: self))
+    }
+}
+
+/// The middleware ``HangarStudio/addRoutes(to:)`` adds: the studio's requests are answered here.
+struct StudioMiddleware<Store: DocumentStore, Context: RequestContext>: RouterMiddleware {
+    let studio: HangarStudio<Store>
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        guard let path = StudioPath(request.uri.path, prefix: studio.options.prefix) else {
+            return try await next(request, context)
+        }
+        var response: Response
+        do {
+            response = try await studio.answer(request, path: path, logger: context.logger)
+        } catch let error as StudioError {
+            response = error.response()
+        } catch let error as HangarError {
+            response = StudioError(error).response()
+        } catch {
+            response = StudioError(.internalServerError, String(describing: error)).response()
+        }
+        StudioHeaders.secure(&response.headers)
+        return response
+    }
+}
