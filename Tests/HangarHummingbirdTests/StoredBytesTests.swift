@@ -47,9 +47,10 @@ import Testing
             .appendingPathComponent("../../Migrations/Pilots/pilot-v1.0.plist").standardizedFileURL
         let version1 = try PropertyList(binary: Array(try Data(contentsOf: frozen)))
         #expect(version1["majorVersion"]?.integerValue?.int64Value == 1)
-        try await fixture.withStore { store in
+        let saved = try await fixture.withStore { store in
             try await store.write { try await $0.save(envelope: version1, key: "bessie", in: "pilots") }
         }
+        #expect(saved == 1)
         try await fixture.test { client in
             let get = try await client.send(.get, "/pilots/bessie", headers: Self.binary)
             #expect(get.status == 200)
