@@ -68,6 +68,7 @@ public struct StoreBehaviour<Engine: DocumentStore>: Sendable {
         case .deleteOfANewerMajorRefused: try await deleteOfANewerMajorRefused()
         case .exportsHonourPermissions: try await exportsHonourPermissions()
         case .restoreOverANewerMajorRefused: try await restoreOverANewerMajorRefused()
+        case .singleWritesKeepTheRules: try await singleWritesKeepTheRules()
         }
     }
 
@@ -103,7 +104,7 @@ public enum Behaviour: String, CaseIterable, Sendable, CustomTestStringConvertib
     case exportAndImport, updateWithRetries, reservedKeysAndNames
     case encryptedBodies, tamperedBodiesQuarantined, rotationUnderWriters, sealedExportAndImport
     case readOnlyRefusesEveryWrite, deleteOfANewerMajorRefused, exportsHonourPermissions
-    case restoreOverANewerMajorRefused
+    case restoreOverANewerMajorRefused, singleWritesKeepTheRules
 
     public var testDescription: String { rawValue }
 }

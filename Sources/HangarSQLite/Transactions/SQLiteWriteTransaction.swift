@@ -65,6 +65,27 @@ public final class SQLiteWriteTransaction: SQLiteReadTransaction {
         return try apply(plan)?.revision ?? 0
     }
 
+    /// Applies a save planned before the transaction (``SQLiteStore/save(_:key:in:expectedRevision:)``), as made
+    /// unless the stored document is a newer minor whose keys a model save keeps: then it is made again here, from
+    /// the stored document, as ``save(_:key:in:expectedRevision:overwritingNewerMajor:)`` makes it.
+    func save<Document: VersionedDocument>(
+        _ document: Document, planned plan: WritePlan, expectedRevision: Int?
+    ) throws(HangarError) -> Int {
+        checkValid()
+        let current = try currentRow(collection: plan.collection, key: plan.key)
+        guard !DocumentRules.keepsStoredKeys(storedVersion: current?.version, format: Document.format) else {
+            return try save(document, key: plan.key, in: plan.collection, expectedRevision: expectedRevision)
+        }
+        return try apply(plan, current: current)?.revision ?? 0
+    }
+
+    /// Applies an envelope save or a delete planned before the transaction
+    /// (``SQLiteStore/save(envelope:key:in:expectedRevision:)``, ``SQLiteStore/delete(key:in:expectedRevision:)``).
+    func apply(planned plan: WritePlan) throws(HangarError) -> ResolvedWrite? {
+        checkValid()
+        return try apply(plan)
+    }
+
     // MARK: Deleting and restoring
 
     /// Deletes the document at `key`; returns whether there was one

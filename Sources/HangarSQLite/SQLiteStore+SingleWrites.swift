@@ -1,0 +1,52 @@
+public import Hangar
+public import PropertyList
+
+// A save or delete on its own is planned before the write begins: the model is encoded into its envelope, the
+// envelope into its bytes and its index entries read, off the writer's turn, which then only applies the plan.
+// Writes queue for one writer (and share its commits), so what runs before the turn runs in parallel.
+
+extension SQLiteStore {
+    /// Saves `document` under `key` as a write of its own, encoded before the write begins; returns the new
+    /// revision (``Hangar/DocumentStore/save(_:key:in:expectedRevision:)``).
+    @discardableResult
+    public func save<Document: VersionedDocument>(
+        _ document: Document, key: String, in collection: String = Document.collection, expectedRevision: Int? = nil
+    ) async throws -> Int {
+        try DocumentRules.checkName(collection, what: "collection")
+        try DocumentRules.checkName(key, what: "key")
+        let (envelope, version) = try DocumentRules.modelEnvelope(
+            document, stored: nil, registry: configuration.registry, collection: collection, key: key)
+        let plan = try DocumentRules.planSave(
+            envelope, version: version, expectedRevision: expectedRevision,
+            readableMajor: Document.format.current.major, overwritingNewerMajor: false,
+            configuration: configuration, collection: collection, key: key)
+        return try await write { (writer: SQLiteWriteTransaction) async throws -> Int in
+            try writer.save(document, planned: plan, expectedRevision: expectedRevision)
+        }
+    }
+
+    /// Saves an envelope under `key` as a write of its own, encoded before the write begins; returns the new
+    /// revision.
+    @discardableResult
+    public func save(envelope: PropertyList, key: String, in collection: String, expectedRevision: Int? = nil)
+        async throws -> Int
+    {
+        let plan = try DocumentRules.planEnvelopeSave(
+            envelope, expectedRevision: expectedRevision, overwritingNewerMajor: false,
+            configuration: configuration, collection: collection, key: key)
+        return try await write { (writer: SQLiteWriteTransaction) async throws -> Int in
+            try writer.apply(planned: plan)?.revision ?? 0
+        }
+    }
+
+    /// Deletes the document at `key` as a write of its own; returns whether there was one.
+    @discardableResult
+    public func delete(key: String, in collection: String, expectedRevision: Int? = nil) async throws -> Bool {
+        let plan = try DocumentRules.planDelete(
+            key: key, in: collection, expectedRevision: expectedRevision, overwritingNewerMajor: false,
+            configuration: configuration)
+        return try await write { (writer: SQLiteWriteTransaction) async throws -> Bool in
+            try writer.apply(planned: plan) != nil
+        }
+    }
+}
