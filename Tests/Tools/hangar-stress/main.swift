@@ -98,11 +98,12 @@ func saveLoop(
         emit("ready")
         saveLoop(store: store, runID: runID, seed: seed)
     }
-    // Writers on threads of their own, at once: their writes queue for the writer and share commits.
+    // Writers on threads of their own, at once: their writes queue for the writer and share commits. `ready`
+    // first: it must be the first line, before any writer's.
+    emit("ready")
     for writer in 0..<writers {
         Thread.detachNewThread { saveLoop(store: store, runID: "\(runID)w\(writer)", seed: seed &+ UInt64(writer)) }
     }
-    emit("ready")
     while true { sleep(60) }
 }
 
