@@ -184,14 +184,11 @@ extension PostgresBench {
                     name: "Hangar \(suffix), \(clients) client\(clients == 1 ? "" : "s")", isOurs: true,
                     run: concurrently { clientIndex, step in
                         let index = clientIndex * perClient + step
-                        try await store.write { transaction in
-                            try await transaction.save(envelope: envelopes[index], key: keys[index], in: collection)
-                        }
+                        // A save on its own: the store's single write (one statement), as the server's PUT.
+                        try await store.save(envelope: envelopes[index], key: keys[index], in: collection)
                         for load in 0..<loadsPerSave {
                             let key = lookups[(index * loadsPerSave + load) % lookups.count]
-                            let count = try await store.read {
-                                try await $0.load(Pilot.self, key: key)?.value.airplanes.count
-                            }
+                            let count = try await store.load(Pilot.self, key: key)?.value.airplanes.count
                             guard let count, count > 0 else { throw PostgresBenchError("no airplanes in \(key)") }
                         }
                     }, prepare: prepareStore),
