@@ -38,13 +38,6 @@ package final class PostgresChangeRecorder {
 
     /// Whether this transaction recorded a change.
     package var hasRecorded: Bool { !noted.isEmpty }
-    /// Takes the ticket a write statement on its own noted its change under
-    /// (``PostgresStoreSQL/WriteStatements/writeDocumentAlone``; `nil`: numbered there): the engine numbers it
-    /// after the statement, as it does a transaction's after `COMMIT`.
-    package func adopt(ticket: Int64?) {
-        drawn = ticket
-    }
-
     /// The ticket this transaction's changes are pending under, once ``finish(retention:in:)`` wrote them and
     /// left them for numbering after `COMMIT`; `nil` when it numbered them itself (or recorded nothing).
     package var ticket: Int64? { drawn }

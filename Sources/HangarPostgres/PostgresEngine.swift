@@ -141,13 +141,9 @@ package final class PostgresEngine: Sendable {
         let transaction = PostgresTransaction(
             connection: connection, sql: sql, options: options, logger: logger, deadline: deadline)
         if options.singleStatement {
-            // No transaction to begin, commit or roll back: the statement's failure is its own. A write that
-            // noted a change (``PostgresChangeRecorder/adopt(ticket:)``) left pending has it numbered after.
+            // No transaction to begin, commit or roll back: the statement's failure is its own.
             let value = try await body(transaction)
             if let failure = transaction.failure { throw failure }
-            if let ticket = transaction.changes.ticket {
-                await numberChanges(after: ticket, on: connection, retention: retention)
-            }
             return value
         }
         try await command(options.begin, on: connection, phase: .connecting)

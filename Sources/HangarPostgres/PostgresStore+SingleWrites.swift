@@ -70,7 +70,9 @@ extension PostgresStore {
             defer { writer.invalidate() }
             return try await writer.writeInOneStatement(plan, refusingNewerMinor: refusingNewerMinor, alone: true)
         }
-        guard case .written(let resolved) = outcome else { return nil }
+        guard case .written(let resolved, let pending) = outcome else { return nil }
+        // Numbered with every other single write waiting, on a connection of its own: this one is back in the pool.
+        if pending { await numberer.awaitNumbering() }
         if resolved != nil { changeSignal.signal() }
         return .some(resolved)
     }

@@ -30,6 +30,8 @@ public final class PostgresStore: DocumentStore {
     let changeSignal = ChangeSignal()
     /// Rings ``changeSignal`` when any instance numbers changes; started by the first ``follow(after:in:)``.
     let listener: PostgresChangeListener
+    /// Numbers what single writes left pending, one numbering for all the writes waiting.
+    let numberer: PendingChangeNumberer
 
     /// Opens the store in `configuration`'s database and schema, creating or upgrading its tables (a schema of a
     /// newer Hangar is refused and left unchanged), and builds the declared indexes not built yet. With
@@ -42,6 +44,7 @@ public final class PostgresStore: DocumentStore {
         store.instruments = engine.instruments
         self.configuration = store
         self.engine = engine
+        numberer = PendingChangeNumberer(engine: engine)
         listener = PostgresChangeListener(
             clientConfiguration: engine.clientConfiguration, channel: engine.sql.changes.channel,
             signal: changeSignal, logger: engine.logger, instruments: engine.instruments)

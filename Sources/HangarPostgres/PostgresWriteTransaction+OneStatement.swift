@@ -9,8 +9,9 @@ import PostgresNIO
 extension PostgresWriteTransaction {
     /// What `write_document` did with a plan.
     enum OneStatementWrite {
-        /// Written as the rules resolve it (`nil`: a delete of a document that does not exist).
-        case written(ResolvedWrite?)
+        /// Written as the rules resolve it (`nil`: a delete of a document that does not exist); `pending`: a
+        /// statement on its own left its change pending, to be numbered after it.
+        case written(ResolvedWrite?, pending: Bool = false)
         /// Nothing written: the stored row and the key's last revision (0: never saved), read under the key's
         /// lock, which this transaction now holds.
         case handedBack(CurrentRow?, lastEver: Int)
@@ -69,7 +70,7 @@ extension PostgresWriteTransaction {
                 plan, revision: revision.map { Int($0) }, current: current, lastEver: Int(lastEver), alone: alone)
             let change = resolved.change
             if alone {
-                transaction.changes.adopt(ticket: ticket)
+                return .written(resolved, pending: ticket != nil)
             } else {
                 transaction.changes.record(
                     change.kind, collection: collection, key: key, revision: change.revision,

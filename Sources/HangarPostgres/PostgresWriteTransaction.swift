@@ -35,7 +35,7 @@ public final class PostgresWriteTransaction: PostgresReadTransaction, DocumentWr
         let lastEver: Int
         if writesInOneStatement {
             switch try await writeInOneStatement(try plan(keeping: nil), refusingNewerMinor: true) {
-            case .written(let resolved): return resolved?.revision ?? 0
+            case .written(let resolved, _): return resolved?.revision ?? 0
             case .handedBack(let row, let last): (current, lastEver) = (row, last)
             }
         } else {
@@ -108,7 +108,7 @@ public final class PostgresWriteTransaction: PostgresReadTransaction, DocumentWr
             current = known
         } else if writesInOneStatement {
             switch try await writeInOneStatement(plan, refusingNewerMinor: false) {
-            case .written(let resolved): return resolved
+            case .written(let resolved, _): return resolved
             case .handedBack(let row, let last): (current, lastEver) = (row, last)
             }
         } else {
