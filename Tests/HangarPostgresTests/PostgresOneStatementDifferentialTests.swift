@@ -133,7 +133,6 @@ import Testing
         #expect(states[0] == states[1], "seed \(Self.seed)")
         #expect(answerLists[0].contains("conflict"))
         #expect(answerLists[0].contains("duplicate"))
-        #expect(answerLists[0].contains("newerMajor"))
         #expect(states[0].count > 20)
     }
 
