@@ -286,6 +286,33 @@ public final class SQLiteStore: Sendable {
         return member.result
     }
 
+    /// A write of its own whose body needs no task (a save or delete planned beforehand): it runs on the thread
+    /// that holds the writer's turn when its place in the queue comes, in that write's group
+    /// (``SerializedConnection/withInlineGroupedWrite(_:afterCommit:_:)``), and returns once the group has committed.
+    func writeInline<Result: Sendable>(_ body: @escaping @Sendable (SQLiteWriteTransaction) throws -> Result)
+        async throws -> Result
+    {
+        precondition(
+            !Self.isWritingInThisTask(self),
+            "Hangar: store.write called inside a write transaction of the same store (or file)")
+        try requireOpen()
+        try requireWritable()
+        let start = ContinuousClock.now
+        defer { instruments.finished(.write, since: start) }
+        let member = try await writer.withInlineGroupedWrite(
+            sqliteConfiguration.groupCommit, afterCommit: groupCommitted
+        ) { [self] connection in
+            try requireOpen()
+            let transaction = SQLiteWriteTransaction(connection: connection, store: self)
+            defer { transaction.invalidate() }
+            let result = try body(transaction)
+            try transaction.finishChanges()
+            return WriteMember(result, of: transaction)
+        }
+        await writeMirrors(member.mirrors)
+        return member.result
+    }
+
     private static func run<Transaction: SQLiteReadTransaction, Result>(
         _ transaction: Transaction, on connection: SQLiteConnection, _ body: (Transaction) async throws -> Result
     ) async throws -> Result {
@@ -386,6 +413,8 @@ private struct WriteMember<Result>: GroupMember {
         footprint = GroupFootprint(bytes: transaction.bytesWritten, recordedChanges: transaction.recordedChanges)
     }
 }
+
+extension WriteMember: Sendable where Result: Sendable {}
 
 extension TransactionFailure<any Error> {
     /// The error a store call throws: SQLite's as a ``HangarError``, the body's as it is.

@@ -14,6 +14,9 @@ final class Lender<Resource: Sendable>: Sendable {
     final class Ticket: @unchecked Sendable {
         /// The write group this borrower may join (``handOff(_:toGroup:)``), if any.
         fileprivate let group: ObjectIdentifier?
+        /// A write of that group that whoever hands the turn on runs itself, instead of waking this borrower. Set
+        /// before the ticket is borrowed with, never after.
+        var inlineWrite: InlineWrite?
         // Guarded by the lender's mutex.
         fileprivate var stage = Stage.fresh
 
@@ -121,17 +124,27 @@ final class Lender<Resource: Sendable>: Sendable {
         if let next { deliver(resource, to: next) }
     }
 
+    /// What ``handOff(_:toGroup:)`` did with the resource.
+    enum GroupHandOff {
+        /// The first waiter, of the group, has it now.
+        case handedOff
+        /// The first waiter is a write of the group to run by the caller, who keeps the resource.
+        case runHere(InlineWrite)
+        /// The first waiter (if any) is not of the group: the caller keeps the resource.
+        case kept
+    }
+
     /// Hands `resource` to the first waiter if that one borrowed for `group` (cancelled tickets ahead of it are
-    /// dropped), and returns true; otherwise returns false and the caller keeps the resource. Atomic: a waiter
-    /// that comes after the check waits for the resource to be given back.
-    func handOff(_ resource: Resource, toGroup group: ObjectIdentifier) -> Bool {
-        let next = state.withLock { state -> Handoff? in
+    /// dropped), or gives the caller that waiter's ``InlineWrite`` to run; otherwise the caller keeps the resource.
+    /// Atomic: a waiter that comes after the check waits for the resource to be given back.
+    func handOff(_ resource: Resource, toGroup group: ObjectIdentifier) -> GroupHandOff {
+        let next = state.withLock { state -> GroupWaiter? in
             while state.head < state.waiters.count {
                 switch state.waiters[state.head] {
                 case .thread(let waiter):
                     guard waiter.group == group else { return nil }
                     _ = state.takeFirstWaiter()
-                    return .thread(waiter)
+                    return .wake(.thread(waiter))
                 case .task(let ticket):
                     guard case .queued(let callback) = ticket.stage else {
                         _ = state.takeFirstWaiter()
@@ -140,14 +153,25 @@ final class Lender<Resource: Sendable>: Sendable {
                     guard ticket.group == group else { return nil }
                     _ = state.takeFirstWaiter()
                     ticket.stage = .served
-                    return .task(callback)
+                    if let write = ticket.inlineWrite { return .inline(write) }
+                    return .wake(.task(callback))
                 }
             }
             return nil
         }
-        guard let next else { return false }
-        deliver(resource, to: next)
-        return true
+        switch next {
+        case nil: return .kept
+        case .inline(let write): return .runHere(write)
+        case .wake(let waiter):
+            deliver(resource, to: waiter)
+            return .handedOff
+        }
+    }
+
+    /// The first waiter of a group: one to wake, or an inline write.
+    private enum GroupWaiter {
+        case wake(Handoff)
+        case inline(InlineWrite)
     }
 
     private func deliver(_ resource: Resource, to next: Handoff) {
@@ -420,5 +444,10 @@ final class QueueExecutor: TaskExecutor {
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         queue.async { [self] in job.runSynchronously(on: asUnownedTaskExecutor()) }
+    }
+
+    /// Runs `work` on the queue, after what is already there.
+    func run(_ work: @escaping @Sendable () -> Void) {
+        queue.async(execute: work)
     }
 }

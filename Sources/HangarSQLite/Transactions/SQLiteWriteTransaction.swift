@@ -65,18 +65,17 @@ public final class SQLiteWriteTransaction: SQLiteReadTransaction {
         return try apply(plan)?.revision ?? 0
     }
 
-    /// Applies a save planned before the transaction (``SQLiteStore/save(_:key:in:expectedRevision:)``), as made
-    /// unless the stored document is a newer minor whose keys a model save keeps: then it is made again here, from
-    /// the stored document, as ``save(_:key:in:expectedRevision:overwritingNewerMajor:)`` makes it.
-    func save<Document: VersionedDocument>(
-        _ document: Document, planned plan: WritePlan, expectedRevision: Int?
-    ) throws(HangarError) -> Int {
+    /// Applies a model save planned before the transaction (``SQLiteStore/save(_:key:in:expectedRevision:)``) from
+    /// a model of `format`, unless the stored document is a newer minor whose keys a model save keeps: then it
+    /// throws ``StoredNewerMinor``, having written nothing, and the save is to be made again from the model
+    /// (``save(_:key:in:expectedRevision:overwritingNewerMajor:)``).
+    func apply(planned plan: WritePlan, madeWith format: DocumentFormat) throws -> ResolvedWrite? {
         checkValid()
         let current = try currentRow(collection: plan.collection, key: plan.key)
-        guard !DocumentRules.keepsStoredKeys(storedVersion: current?.version, format: Document.format) else {
-            return try save(document, key: plan.key, in: plan.collection, expectedRevision: expectedRevision)
+        guard !DocumentRules.keepsStoredKeys(storedVersion: current?.version, format: format) else {
+            throw StoredNewerMinor()
         }
-        return try apply(plan, current: current)?.revision ?? 0
+        return try apply(plan, current: current)
     }
 
     /// Applies an envelope save or a delete planned before the transaction
@@ -271,3 +270,7 @@ public final class SQLiteWriteTransaction: SQLiteReadTransaction {
         try execute(SQLiteSQL.setPrunedThrough, [.integer(Int64(boundary))])
     }
 }
+
+/// A model save planned without the stored document found a newer minor stored, whose keys it must keep
+/// (``SQLiteWriteTransaction/apply(planned:madeWith:)``).
+struct StoredNewerMinor: Error {}
