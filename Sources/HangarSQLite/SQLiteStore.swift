@@ -134,6 +134,11 @@ public final class SQLiteStore: Sendable {
                     try connection.text("PRAGMA journal_mode = WAL")
                 }
                 try connection.execute("PRAGMA journal_size_limit = 67108864")
+                // The savepoint journal of a write group's members (the pages each changes, to undo it alone) is
+                // kept in memory, bounded by the group's size (``SQLiteStoreConfiguration/GroupCommit``): on
+                // disk it cost a temporary file's writes per group. The writer runs point queries, so nothing
+                // else it keeps there grows with the store.
+                try connection.execute("PRAGMA temp_store = MEMORY")
             }
             try connection.execute("PRAGMA synchronous = \(configuration.synchronous.rawValue)")
             try connection.execute("PRAGMA foreign_keys = ON")
