@@ -1,4 +1,5 @@
 import BenchSQLite
+import PropertyList
 
 /// The raw baseline of the store rows: SQLite's C API as a careful Swift user calls it, with prepared statements,
 /// blobs bound in place (`SQLITE_STATIC`) and nothing else.
@@ -116,4 +117,17 @@ final class RawStatement {
 struct RawSQLiteError: Error, CustomStringConvertible {
     var message: String
     var description: String { "raw SQLite: \(message)" }
+}
+
+/// The saves as hand-written code commits them: each envelope encoded and inserted in a transaction of its own.
+func rawSavesOneTransactionEach(
+    _ database: RawDatabase, _ insert: RawStatement, keys: [String], envelopes: [PropertyList], count: Int
+) throws -> Int {
+    for index in 0..<count {
+        try database.execute("BEGIN IMMEDIATE")
+        insert.bind(keys[index], at: 1)
+        try insert.run(blob: try envelopes[index].encoded(as: .binary), at: 2)
+        try database.execute("COMMIT")
+    }
+    return count
 }

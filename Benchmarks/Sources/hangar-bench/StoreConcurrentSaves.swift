@@ -45,6 +45,23 @@ func concurrentSaveContenders(_ data: StoreData) throws -> [StoreContender] {
                     }, prepare: prepareStore),
                 baseline: "SQLite + encode, 1/txn FULL (one writer)"))
     }
+    // What the server's PUT does: single writes (`store.save(envelope:)`) from sixteen tasks, each run by whoever
+    // holds the writer's turn when its place comes.
+    let (asyncStore, prepareAsyncStore) = data.freshStore("concurrent-tasks", storeConfiguration(synchronous: .full))
+    list.append(
+        StoreContender(
+            contender: Contender(
+                name: "Hangar, \(concurrentWriters) tasks, store.save FULL", isOurs: true,
+                run: {
+                    guard let store = asyncStore.value else { throw SetupError(description: "store not prepared") }
+                    try waitForTasks(concurrentWriters) { writer in
+                        for index in stride(from: writer, to: count, by: concurrentWriters) {
+                            try await store.save(envelope: envelopes[index], key: keys[index], in: collection)
+                        }
+                    }
+                    return count
+                }, prepare: prepareAsyncStore),
+            baseline: "SQLite + encode, 1/txn FULL (one writer)"))
     let (raw, prepareRaw) = data.freshRaw("concurrent-raw", synchronous: "FULL")
     list.append(
         StoreContender(
@@ -52,15 +69,32 @@ func concurrentSaveContenders(_ data: StoreData) throws -> [StoreContender] {
                 name: "SQLite + encode, 1/txn FULL (one writer)", isOurs: false,
                 run: {
                     guard let (database, insert) = raw.value else { throw SetupError(description: "raw not prepared") }
-                    for index in 0..<count {
-                        try database.execute("BEGIN IMMEDIATE")
-                        insert.bind(keys[index], at: 1)
-                        try insert.run(blob: try envelopes[index].encoded(as: .binary), at: 2)
-                        try database.execute("COMMIT")
-                    }
-                    return count
+                    return try rawSavesOneTransactionEach(database, insert, keys: keys, envelopes: envelopes, count: count)
                 }, prepare: prepareRaw)))
     return list
+}
+
+/// Runs `body(0..<count)` in `count` tasks at once, blocking this thread until all have ended; rethrows the first
+/// error.
+func waitForTasks(_ count: Int, _ body: @escaping @Sendable (Int) async throws -> Void) throws {
+    let done = DispatchSemaphore(value: 0)
+    let failures = FailureBox()
+    Task {
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<count {
+                group.addTask {
+                    do {
+                        try await body(index)
+                    } catch {
+                        failures.record(error)
+                    }
+                }
+            }
+        }
+        done.signal()
+    }
+    done.wait()
+    if let failure = failures.first { throw failure }
 }
 
 /// Runs `body(0..<count)` on `count` threads at once and returns when all have; rethrows the first error.

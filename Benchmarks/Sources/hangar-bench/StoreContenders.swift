@@ -121,13 +121,8 @@ func singleSaveContenders(_ data: StoreData) throws -> [StoreContender] {
                     name: "SQLite + encode, 1/txn \(mode)", isOurs: false,
                     run: {
                         let (database, insert) = rawEncode.value!
-                        for index in 0..<count {
-                            try database.execute("BEGIN IMMEDIATE")
-                            insert.bind(keys[index], at: 1)
-                            try insert.run(blob: try envelopes[index].encoded(as: .binary), at: 2)
-                            try database.execute("COMMIT")
-                        }
-                        return count
+                        return try rawSavesOneTransactionEach(
+                            database, insert, keys: keys, envelopes: envelopes, count: count)
                     }, prepare: prepareRawEncode)))
         let (rawBlobs, prepareRawBlobs) = data.freshRaw("single-raw-blobs-\(mode)", synchronous: mode)
         list.append(
