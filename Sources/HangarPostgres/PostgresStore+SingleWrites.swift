@@ -71,9 +71,13 @@ extension PostgresStore {
             return try await writer.writeInOneStatement(plan, refusingNewerMinor: refusingNewerMinor, alone: true)
         }
         guard case .written(let resolved, let pending) = outcome else { return nil }
-        // Numbered with every other single write waiting, on a connection of its own: this one is back in the pool.
-        if pending { await numberer.awaitNumbering() }
-        if resolved != nil { changeSignal.signal() }
+        // Committed. A change left pending is numbered off this write's path, with every other one asked for
+        // (``PendingChangeNumberer``), which then wakes the followers.
+        if pending {
+            numberer.requestNumbering()
+        } else if resolved != nil {
+            changeSignal.signal()
+        }
         return .some(resolved)
     }
 }

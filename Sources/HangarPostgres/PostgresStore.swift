@@ -44,7 +44,8 @@ public final class PostgresStore: DocumentStore {
         store.instruments = engine.instruments
         self.configuration = store
         self.engine = engine
-        numberer = PendingChangeNumberer(engine: engine)
+        let changeSignal = changeSignal
+        numberer = PendingChangeNumberer(engine: engine) { changeSignal.signal() }
         listener = PostgresChangeListener(
             clientConfiguration: engine.clientConfiguration, channel: engine.sql.changes.channel,
             signal: changeSignal, logger: engine.logger, instruments: engine.instruments)
@@ -78,8 +79,10 @@ public final class PostgresStore: DocumentStore {
         try await self.init(configuration: PostgresStoreConfiguration(url: url, schema: schema, store: store))
     }
 
-    /// Closes the store's connections; transactions started afterwards fail.
+    /// Closes the store's connections, once the changes its single writes left pending are numbered; transactions
+    /// started afterwards fail.
     public func close() async {
+        await numberer.settled()
         await listener.stop()
         await engine.close()
         engine.instruments.logger.info(
@@ -92,11 +95,13 @@ public final class PostgresStore: DocumentStore {
 
     // MARK: Transactions
 
-    /// Runs `body` in a read-only transaction that sees one snapshot of the store.
+    /// Runs `body` in a read-only transaction that sees one snapshot of the store, taken after every change of
+    /// this store's writes that returned is numbered (in the feed).
     public func read<Result: Sendable>(_ body: (PostgresReadTransaction) async throws -> Result) async throws
         -> Result
     {
-        try await engine.withTransaction(.read) { transaction in
+        await numberer.settled()
+        return try await engine.withTransaction(.read) { transaction in
             let reader = PostgresReadTransaction(transaction, store: self)
             defer { reader.invalidate() }
             return try await body(reader)

@@ -66,10 +66,6 @@ extension PostgresStoreSQL {
         package let insertDocument: String
         /// Parameters as ``insertDocument`` ($7 is the update time).
         package let updateDocument: String
-        /// ``insertDocument`` and ``HistoryStatements/setLastRevision`` (of $6) in one statement.
-        package let insertDocumentSettingLastRevision: String
-        /// ``updateDocument`` and ``HistoryStatements/setLastRevision`` (of $6) in one statement.
-        package let updateDocumentSettingLastRevision: String
         package let deleteDocument: String
 
         init(_ s: String) {
@@ -110,9 +106,6 @@ extension PostgresStoreSQL {
                 SELECT d.revision, d.major, d.minor, d.class_tag, d.key_id, \(HistoryStatements.lastRevisionExpression(s))
                 FROM (SELECT 1) AS one LEFT JOIN \(s).documents AS d ON d.collection = $1 AND d.key = $2
                 """
-            let setLastRevision = "WITH last_revision AS (\(HistoryStatements.setLastRevision(s, revision: "$6"))) "
-            insertDocumentSettingLastRevision = setLastRevision + insertDocument
-            updateDocumentSettingLastRevision = setLastRevision + updateDocument
         }
     }
 

@@ -135,15 +135,17 @@ public final class PostgresWriteTransaction: PostgresReadTransaction, DocumentWr
             row.append(Date().timeIntervalSince1970)
             row.append(PostgresBytes.bind(body.bytes))
             row.append(body.keyID)
-            // The document's row and the key's last revision ($6) are written by one statement. Another writer
-            // creating the key at once loses the insert (a unique violation): the engine runs this transaction
-            // again, and it then finds the key.
+            // Another writer creating the key at once loses the insert (a unique violation): the engine runs this
+            // transaction again, and it then finds the key. A stored document's revision is its key's largest: only
+            // a delete records it in `key_revisions`.
             try await transaction.execute(
-                resolved.replacesCurrent
-                    ? sql.documents.updateDocumentSettingLastRevision : sql.documents.insertDocumentSettingLastRevision,
-                row)
+                resolved.replacesCurrent ? sql.documents.updateDocument : sql.documents.insertDocument, row)
             try await replaceIndexEntries(resolved.indexEntries, collection: collection, key: key)
         } else {
+            // The revision outlives the document (and a history the policy prunes): it is never reused.
+            var last = binds(collection, key)
+            last.append(Int64(resolved.revision))
+            try await transaction.execute(sql.history.setLastRevision, last)
             try await transaction.execute(sql.documents.deleteDocument, binds(collection, key))
             try await transaction.execute(sql.indexes.deleteIndexEntriesOfKey, binds(collection, key))
         }

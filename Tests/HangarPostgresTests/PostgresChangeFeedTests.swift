@@ -198,4 +198,38 @@ import Testing
         await store.close()
         try await dropSchema(of: store.postgresConfiguration)
     }
+
+    /// Single writes that find the numbering lock taken return once committed, without waiting for it; a read of
+    /// the same store waits for their numbering, and then finds them in the feed, in the order they returned.
+    @Test func singleWritesReturnBeforeTheirNumberingAndReadsOfTheStoreWaitForIt() async throws {
+        let schema = TestPostgres.uniqueSchemaName("offpath")
+        let store = try await Self.openInstance(schema: schema)
+        let held = Flag()
+        let release = Flag()
+        let holder = Task {
+            try await store.engine.withTransaction(.write) { transaction in
+                try await transaction.execute(transaction.sql.changes.numberingLock)
+                held.set()
+                while !release.isSet { try await Task.sleep(for: .milliseconds(5)) }
+            }
+        }
+        while !held.isSet { try await Task.sleep(for: .milliseconds(5)) }
+        // Committed while nobody can number: each returns.
+        for index in 1...3 {
+            #expect(try await store.save(envelope: Self.note("n", index), key: "k\(index)", in: "ledger") == 1)
+        }
+        let pending = try await store.engine.withTransaction(.singleRead) { transaction in
+            try await transaction.scalar(transaction.sql.changes.pendingCount, as: Int64.self)
+        }
+        #expect(pending == 3)
+        let read = Task { try await store.read { try await $0.changes(since: 0) } }
+        try await Task.sleep(for: .milliseconds(200))
+        release.set()
+        try await holder.value
+        let changes = try await read.value
+        #expect(changes.map(\.key) == ["k1", "k2", "k3"])
+        #expect(changes.map(\.sequence) == [1, 2, 3])
+        await store.close()
+        try await dropSchema(of: store.postgresConfiguration)
+    }
 }
