@@ -15,15 +15,9 @@ extension PostgresStore {
     public func save<Document: VersionedDocument>(
         _ document: Document, key: String, in collection: String = Document.collection, expectedRevision: Int? = nil
     ) async throws -> Int {
-        try DocumentRules.checkName(collection, what: "collection")
-        try DocumentRules.checkName(key, what: "key")
         // The envelope as if no newer minor were stored: the statement hands the row back when one is.
-        let (envelope, version) = try DocumentRules.modelEnvelope(
-            document, stored: nil, registry: configuration.registry, collection: collection, key: key)
-        let plan = try DocumentRules.planSave(
-            envelope, version: version, expectedRevision: expectedRevision,
-            readableMajor: Document.format.current.major, overwritingNewerMajor: false,
-            configuration: configuration, collection: collection, key: key)
+        let plan = try DocumentRules.planModelSave(
+            document, expectedRevision: expectedRevision, configuration: configuration, collection: collection, key: key)
         if let written = try await writeAlone(plan, refusingNewerMinor: true) { return written?.revision ?? 0 }
         return try await write { writer in
             try await writer.save(document, key: key, in: collection, expectedRevision: expectedRevision)

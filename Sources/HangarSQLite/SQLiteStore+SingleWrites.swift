@@ -13,14 +13,8 @@ extension SQLiteStore {
     public func save<Document: VersionedDocument>(
         _ document: Document, key: String, in collection: String = Document.collection, expectedRevision: Int? = nil
     ) async throws -> Int {
-        try DocumentRules.checkName(collection, what: "collection")
-        try DocumentRules.checkName(key, what: "key")
-        let (envelope, version) = try DocumentRules.modelEnvelope(
-            document, stored: nil, registry: configuration.registry, collection: collection, key: key)
-        let plan = try DocumentRules.planSave(
-            envelope, version: version, expectedRevision: expectedRevision,
-            readableMajor: Document.format.current.major, overwritingNewerMajor: false,
-            configuration: configuration, collection: collection, key: key)
+        let plan = try DocumentRules.planModelSave(
+            document, expectedRevision: expectedRevision, configuration: configuration, collection: collection, key: key)
         let format = Document.format
         do {
             return try await writeInline { writer in try writer.apply(planned: plan, madeWith: format)?.revision ?? 0 }

@@ -33,6 +33,23 @@ extension DocumentRules {
             overwritingNewerMajor: overwritingNewerMajor, history: options.history)
     }
 
+    /// The plan of a model save made before the stored document is read (a single write, planned off the writer's
+    /// turn): the model's envelope at its current version. A stored newer minor, whose keys a model save keeps, is
+    /// found when the plan is applied, and the save is then made again from the stored document.
+    package static func planModelSave<Document: VersionedDocument>(
+        _ document: Document, expectedRevision: Int?, configuration: StoreConfiguration, collection: String,
+        key: String
+    ) throws(HangarError) -> WritePlan {
+        try checkName(collection, what: "collection")
+        try checkName(key, what: "key")
+        let (envelope, version) = try modelEnvelope(
+            document, stored: nil, registry: configuration.registry, collection: collection, key: key)
+        return try planSave(
+            envelope, version: version, expectedRevision: expectedRevision,
+            readableMajor: Document.format.current.major, overwritingNewerMajor: false, configuration: configuration,
+            collection: collection, key: key)
+    }
+
     /// The plan of saving an envelope as it is (a file, a tool, a restore): ``checkEnvelope(_:configuration:collection:key:overwritingNewerMajor:)``,
     /// then ``planSave(_:version:kind:expectedRevision:readableMajor:overwritingNewerMajor:configuration:collection:key:)``.
     package static func planEnvelopeSave(
