@@ -22,6 +22,8 @@ import Testing
         let path = directory + "/store.sqlite"
         var checker = SaveLoopChecker()
         var random = SeededGenerator(seed: SQLiteKillDurabilityTests.seed ^ 0x16)
+        // Acknowledged writes of the odd writers, which use the single-write API (`store.save`).
+        var singleWrites = 0
         for cycle in 0..<Self.kills {
             let child = try ChildProcess(
                 ["save-loop", path, "g\(cycle)", "\(random.next())", "full", "16"],
@@ -37,7 +39,9 @@ import Testing
                 Issue.record("cycle \(cycle): the child exited by itself: \(child.standardError)")
                 return
             }
-            try checker.record(child.completeLines())
+            let lines = child.completeLines()
+            singleWrites += lines.count(where: Self.isSingleWrite)
+            try checker.record(lines)
             let problems = try checker.verify(path: path) + (try Self.feedProblems(path: path, checker: checker))
             guard problems.isEmpty else {
                 let listed = problems.prefix(20).joined(separator: "\n")
@@ -46,9 +50,21 @@ import Testing
             }
         }
         #expect(checker.acknowledgedWrites >= Self.kills * 16)
+        #expect(singleWrites >= Self.kills)
         print(
             "SQLiteGroupCommitKillTests: \(Self.kills) kills of 16 writers: \(checker.acknowledgedWrites) "
-                + "acknowledged writes, \(checker.committedUnacknowledged) committed but unacknowledged")
+                + "acknowledged writes (\(singleWrites) single writes), \(checker.committedUnacknowledged) "
+                + "committed but unacknowledged")
+    }
+
+    /// Whether `line` acknowledges a write of an odd writer (`ack RUNwN-SEQUENCE …`, N odd).
+    static func isSingleWrite(_ line: String) -> Bool {
+        let fields = line.split(separator: " ")
+        guard fields.count > 1, fields[0] == "ack", let w = fields[1].lastIndex(of: "w"),
+            let dash = fields[1][w...].firstIndex(of: "-"),
+            let writer = Int(fields[1][fields[1].index(after: w)..<dash])
+        else { return false }
+        return writer % 2 == 1
     }
 
     /// The feed after a crash: every acknowledged save once, the changes of one write under one transaction

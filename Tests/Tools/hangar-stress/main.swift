@@ -102,9 +102,54 @@ func saveLoop(
     // first: it must be the first line, before any writer's.
     emit("ready")
     for writer in 0..<writers {
-        Thread.detachNewThread { saveLoop(store: store, runID: "\(runID)w\(writer)", seed: seed &+ UInt64(writer)) }
+        let (name, seed) = ("\(runID)w\(writer)", seed &+ UInt64(writer))
+        // Every other writer saves one document at a time with the single-write API, in a task: such writes are
+        // run by whoever holds the writer's turn (the server's PUT path).
+        if writer % 2 == 1 {
+            Task { await singleSaveLoop(store: store, runID: name, seed: seed) }
+        } else {
+            Thread.detachNewThread { saveLoop(store: store, runID: name, seed: seed) }
+        }
     }
     while true { sleep(60) }
+}
+
+/// ``saveLoop(store:runID:seed:)`` with one document a write, each a single write
+/// (`store.save(envelope:key:in:expectedRevision:)`) expecting the revision it read; one that loses to another
+/// writer (a conflict) reads again. Each acknowledged write names itself as its transaction's only member.
+func singleSaveLoop(store: SQLiteStore, runID: String, seed: UInt64) async -> Never {
+    let targets = (0..<12).map { Target(collection: "ledger", key: "k\($0)") }
+    var generator = SeededGenerator(seed: seed)
+    var sequence = 0
+    while true {
+        sequence += 1
+        let transactionID = "\(runID)-\(sequence)"
+        let target = targets[Int.random(in: 0..<targets.count, using: &generator)]
+        let payload = randomBytes(Int.random(in: 0...200, using: &generator), using: &generator)
+        do {
+            while true {
+                let read = try await store.read { try $0.document(in: target.collection, key: target.key)?.revision }
+                let revision = (read ?? 0) + 1
+                let envelope: PropertyList = .dictionary([
+                    "majorVersion": 1, "minorVersion": 0, "tx": .string(transactionID), "key": .string(target.key),
+                    "revision": .integer(.init(revision)),
+                    "members": .array([.string("\(target.collection)/\(target.key)@\(revision)")]),
+                    "payload": .data(payload),
+                ])
+                do {
+                    let saved = try await store.save(
+                        envelope: envelope, key: target.key, in: target.collection, expectedRevision: revision - 1)
+                    guard saved == revision else { fail("save returned revision \(saved), expected \(revision)") }
+                } catch let error as HangarError where error.code == .conflict {
+                    continue
+                }
+                emit("ack \(transactionID) \(target.collection)/\(target.key)@\(revision)=\(hex(try envelope.encoded(as: .binary)))")
+                break
+            }
+        } catch {
+            fail("write \(transactionID) failed: \(error)")
+        }
+    }
 }
 
 func saveLoop(store: SQLiteStore, runID: String, seed: UInt64) -> Never {
