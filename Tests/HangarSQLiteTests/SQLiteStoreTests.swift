@@ -1,5 +1,5 @@
 import Foundation
-import HangarSQLite
+@testable import HangarSQLite
 import HangarTestSupport
 import PropertyList
 import Testing
@@ -178,6 +178,28 @@ import Testing
         let batch = try await store.read { try $0.documents(Note.self) }
         #expect(batch.loaded.map(\.key) == ["current", "k0", "k1", "k2", "k3", "k4"])
         #expect(batch.quarantined.map(\.key) == ["broken", "future"])
+    }
+
+    /// The class-tag index holds only tagged documents (schema step 6): an untagged save writes no page of it,
+    /// and a query by tag still finds the tagged ones through it.
+    @Test func theClassTagIndexHoldsOnlyTaggedDocumentsAndServesQueriesByTag() throws {
+        let path = try temporaryDirectory() + "/store.sqlite"
+        let store = try SQLiteStore(path: path, store: noteConfiguration())
+        try store.write { transaction in
+            try transaction.save(Note(title: "plain", body: ""), key: "p")
+            try transaction.save(
+                envelope: ["majorVersion": 2, "minorVersion": 1, "class": "Memo", "title": "M", "body": ""],
+                key: "m", in: "notes")
+        }
+        #expect(try store.read { try $0.keys(in: "notes", classTag: "Memo") } == ["m"])
+        let raw = try SQLiteConnection(path: path, mode: .readOnly, busyTimeout: 1_000)
+        let definition = try raw.text("SELECT sql FROM sqlite_master WHERE name = 'documents_by_class_tag'")
+        #expect(definition?.hasSuffix("WHERE class_tag IS NOT NULL") == true, "\(definition ?? "none")")
+        let plan = try raw.cachedStatement("EXPLAIN QUERY PLAN " + SQLiteSQL.keysByClassTag)
+        defer { plan.reset() }
+        var details: [String] = []
+        while try plan.step() { details.append(plan.text(at: 3)) }
+        #expect(details.contains { $0.contains("documents_by_class_tag") }, "\(details)")
     }
 
     @Test(arguments: Backend.allCases)

@@ -26,8 +26,9 @@ enum SQLiteSQL {
         "SELECT key FROM documents WHERE collection = ?1 ORDER BY key DESC LIMIT ?2 OFFSET ?3"
     static let keysPageRecentlyUpdated =
         "SELECT key FROM documents WHERE collection = ?1 ORDER BY updated_at DESC, key ASC LIMIT ?2 OFFSET ?3"
-    /// The keys whose class tag is ?2.
-    static let keysByClassTag = "SELECT key FROM documents WHERE collection = ?1 AND class_tag = ?2 ORDER BY key"
+    /// The keys whose class tag is ?2, through the class-tag index (`+key`: sorted after, so that the planner does not
+    /// walk the whole collection in key order instead).
+    static let keysByClassTag = "SELECT key FROM documents WHERE collection = ?1 AND class_tag = ?2 ORDER BY +key"
     /// key, then ``documentColumns``, of every document of a collection.
     static let documentsOfCollection =
         "SELECT key, \(documentColumns) FROM documents WHERE collection = ?1 ORDER BY key"
