@@ -17,7 +17,8 @@ extension PostgresStore {
     ) async throws -> Int {
         // The envelope as if no newer minor were stored: the statement hands the row back when one is.
         let plan = try DocumentRules.planModelSave(
-            document, expectedRevision: expectedRevision, configuration: configuration, collection: collection, key: key)
+            document, expectedRevision: expectedRevision, configuration: configuration, collection: collection, key: key
+        )
         if let written = try await writeAlone(plan, refusingNewerMinor: true) { return written?.revision ?? 0 }
         return try await write { writer in
             try await writer.save(document, key: key, in: collection, expectedRevision: expectedRevision)

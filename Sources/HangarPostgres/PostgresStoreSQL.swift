@@ -173,7 +173,8 @@ package struct PostgresStoreSQL: Sendable {
             // does), and the class-tag index holds only documents that have a class tag (a query by tag,
             // `class_tag = $2`, still uses it).
             WriteStatements.writeDocumentStep(
-                s, lockSeed: LockStatements.seed(s.replacingOccurrences(of: "\"", with: "")), lastRevisionOnDelete: true)
+                s, lockSeed: LockStatements.seed(s.replacingOccurrences(of: "\"", with: "")), lastRevisionOnDelete: true
+            )
                 + [
                     "DROP INDEX \(s).documents_by_class_tag",
                     """

@@ -14,7 +14,8 @@ extension SQLiteStore {
         _ document: Document, key: String, in collection: String = Document.collection, expectedRevision: Int? = nil
     ) async throws -> Int {
         let plan = try DocumentRules.planModelSave(
-            document, expectedRevision: expectedRevision, configuration: configuration, collection: collection, key: key)
+            document, expectedRevision: expectedRevision, configuration: configuration, collection: collection, key: key
+        )
         let format = Document.format
         do {
             return try await writeInline { writer in try writer.apply(planned: plan, madeWith: format)?.revision ?? 0 }

@@ -1,10 +1,10 @@
 import Foundation
-@testable import HangarSQLite
 import HangarTestSupport
 import PropertyList
 import Testing
 
 @testable import Hangar
+@testable import HangarSQLite
 
 @Suite struct SQLiteStoreTests {
     @Test(arguments: Backend.allCases)

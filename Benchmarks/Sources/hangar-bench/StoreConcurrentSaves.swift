@@ -69,7 +69,8 @@ func concurrentSaveContenders(_ data: StoreData) throws -> [StoreContender] {
                 name: "SQLite + encode, 1/txn FULL (one writer)", isOurs: false,
                 run: {
                     guard let (database, insert) = raw.value else { throw SetupError(description: "raw not prepared") }
-                    return try rawSavesOneTransactionEach(database, insert, keys: keys, envelopes: envelopes, count: count)
+                    return try rawSavesOneTransactionEach(
+                        database, insert, keys: keys, envelopes: envelopes, count: count)
                 }, prepare: prepareRaw)))
     return list
 }

@@ -143,7 +143,8 @@ func singleSaveLoop(store: SQLiteStore, runID: String, seed: UInt64) async -> Ne
                 } catch let error as HangarError where error.code == .conflict {
                     continue
                 }
-                emit("ack \(transactionID) \(target.collection)/\(target.key)@\(revision)=\(hex(try envelope.encoded(as: .binary)))")
+                let body = hex(try envelope.encoded(as: .binary))
+                emit("ack \(transactionID) \(target.collection)/\(target.key)@\(revision)=\(body)")
                 break
             }
         } catch {
