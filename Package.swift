@@ -171,18 +171,15 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // Layer 5: Hangar Studio, pages and a JSON API over any store, on Hummingbird; its HTML, CSS and JS are
-        // hand-written files embedded in the binary (no build step).
+        // Layer 5: Hangar Studio, pages and a JSON API over any store, on the backend library (Layer 4); its HTML,
+        // CSS and JS are hand-written files embedded in the binary (no build step).
         .target(
             name: "HangarStudio",
             dependencies: [
-                "Hangar", "HangarSync", "HangarSQLite", "PropertyList",
+                "Hangar", "HangarSync", "HangarSQLite", "PropertyList", "HangarHummingbird",
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Hummingbird"])),
                 .product(name: "Logging", package: "swift-log"),
-                .product(
-                    name: "ServiceLifecycle", package: "swift-service-lifecycle",
-                    condition: .when(traits: ["Hummingbird"])),
             ],
             resources: [
                 .embedInCode("Assets/studio.html"), .embedInCode("Assets/studio.css"),

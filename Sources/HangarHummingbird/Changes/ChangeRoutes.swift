@@ -3,7 +3,6 @@ import HangarSync
 import Hummingbird
 import Logging
 import PropertyList
-import ServiceLifecycle
 
 /// How `GET /changes` answers: JSON lines of what is committed now, or a live stream of server-sent events.
 enum ChangeStreamMode {
@@ -92,69 +91,35 @@ struct ChangeRoutes<Store: DocumentStore>: Sendable {
         request.headers.first { $0.name.canonicalName == "last-event-id" }?.value
     }
 
-    /// Server-sent events, one per change after `sequence`, driven by ``DocumentStore/follow(after:in:)``; a
-    /// comment line first, so a client knows it is following, and a `: keep-alive` comment every
-    /// ``HangarRouteOptions/eventStreamHeartbeat``.
-    ///
-    /// Structured, as Hummingbird's server-sent-events example: the follow and the heartbeat are child tasks of
-    /// the response body's writer, which ends them and the response when the client closes its connection
-    /// (`consumeWithInboundCloseHandler`), when the server shuts down gracefully (`withGracefulShutdownHandler`:
-    /// the stream then ends cleanly, so the server can finish), or when a write fails.
+    /// Server-sent events, one per change after `sequence`, driven by ``DocumentStore/follow(after:in:)``
+    /// (``ServerSentEvents``: a comment line first, a `: keep-alive` comment every
+    /// ``HangarRouteOptions/eventStreamHeartbeat``).
     func eventStream(after sequence: Int, collection: String?, user: String?, request: Request, logger: Logger)
         -> Response
     {
         let feed = store.follow(after: sequence, in: collection)
         let store = self.store
-        let heartbeat = options.eventStreamHeartbeat
-        let body = ResponseBody { writer in
-            try await writer.write(ByteBuffer(string: ": following changes after \(sequence)\n\n"))
-            let (events, sink) = AsyncStream.makeStream(of: StreamEvent.self)
-            try await withGracefulShutdownHandler {
-                try await request.body.consumeWithInboundCloseHandler { _ in
-                    try await withThrowingTaskGroup(of: Void.self) { tasks in
-                        tasks.addTask {
-                            // The feed ending or failing (a lost connection, say) ends the stream; the client
-                            // resumes from its last event id.
-                            do {
-                                for try await change in feed {
-                                    // The open scope needs no read: only the reserved collections are left out.
-                                    guard !Self.isReserved(change.collection) else { continue }
-                                    if user != nil {
-                                        let visible = try await store.read {
-                                            try await Self.isVisible(change, user, $0)
-                                        }
-                                        guard visible else { continue }
-                                    }
-                                    sink.yield(.text(try Self.event(change)))
-                                }
-                            } catch is CancellationError {
-                            } catch {
-                                logger.warning("The change stream ended: \(error)")
-                            }
-                            sink.yield(.end)
-                        }
-                        tasks.addTask {
-                            // A comment now and then, so a client that left is noticed even when nothing changes.
-                            while (try? await Task.sleep(for: heartbeat)) != nil {
-                                sink.yield(.text(": keep-alive\n\n"))
-                            }
-                        }
-                        for await event in events {
-                            guard case .text(let text) = event else { break }
-                            try await writer.write(ByteBuffer(string: text))
-                        }
-                        tasks.cancelAll()
+        return ServerSentEvents.response(
+            to: request, contentType: ChangeStreamMode.eventsType, opening: ": following changes after \(sequence)\n\n",
+            heartbeat: options.eventStreamHeartbeat
+        ) { send in
+            // The feed ending or failing (a lost connection, say) ends the stream; the client resumes from its
+            // last event id.
+            do {
+                for try await change in feed {
+                    // The open scope needs no read: only the reserved collections are left out.
+                    guard !Self.isReserved(change.collection) else { continue }
+                    if user != nil {
+                        let visible = try await store.read { try await Self.isVisible(change, user, $0) }
+                        guard visible else { continue }
                     }
-                } onInboundClosed: {
-                    sink.yield(.end)
+                    send(try Self.event(change))
                 }
-            } onGracefulShutdown: {
-                sink.yield(.end)
+            } catch is CancellationError {
+            } catch {
+                logger.warning("The change stream ended: \(error)")
             }
-            try await writer.finish(nil)
         }
-        return Response(
-            status: .ok, headers: [.contentType: ChangeStreamMode.eventsType, .cacheControl: "no-cache"], body: body)
     }
 
     /// At most `limit` changes after `sequence` that the request may see (all of them without a limit).
@@ -182,13 +147,6 @@ struct ChangeRoutes<Store: DocumentStore>: Sendable {
 
     /// Whether `collection` is one of the store's reserved collections (its bytes start `_sync`), never shown.
     static func isReserved(_ collection: String) -> Bool { collection.utf8.starts(with: "_sync".utf8) }
-
-    /// What the event stream's writer is handed: text to write, or the end (the feed ended, the client left, the
-    /// server is stopping).
-    enum StreamEvent: Sendable {
-        case text(String)
-        case end
-    }
 
     /// A change as one server-sent event: `id` its sequence, `event: change`, `data` its JSON line.
     static func event(_ change: Change) throws(HangarHTTPError) -> String {

@@ -1,9 +1,9 @@
 import Foundation
 import Hangar
+import HangarHummingbird
 import Hummingbird
 import Logging
 import PropertyList
-import ServiceLifecycle
 
 extension HangarStudio {
     /// `GET api/changes?collection=C&limit=N`: the last N changes (newest last) and the sequence to follow from.
@@ -46,45 +46,20 @@ extension HangarStudio {
         let start: Int
         if let since { start = since } else { start = try await store.read { try await $0.lastChangeSequence() } }
         let feed = store.follow(after: start, in: collection)
-        let heartbeat = options.eventStreamHeartbeat
-        let body = ResponseBody { writer in
-            try await writer.write(ByteBuffer(string: ": following changes after \(start)\n\n"))
-            let (events, sink) = AsyncStream.makeStream(of: String?.self)
-            try await withGracefulShutdownHandler {
-                try await request.body.consumeWithInboundCloseHandler { _ in
-                    try await withThrowingTaskGroup(of: Void.self) { tasks in
-                        tasks.addTask {
-                            do {
-                                for try await change in feed {
-                                    let json = try PropertyList.dictionary(Self.json(change)).encoded(as: .json)
-                                    let data = String(decoding: json, as: UTF8.self)
-                                    sink.yield("id: \(change.sequence)\nevent: change\ndata: \(data)\n\n")
-                                }
-                            } catch is CancellationError {
-                            } catch {
-                                logger.warning("The studio's change stream ended: \(error)")
-                            }
-                            sink.yield(nil)
-                        }
-                        tasks.addTask {
-                            while (try? await Task.sleep(for: heartbeat)) != nil { sink.yield(": keep-alive\n\n") }
-                        }
-                        for await event in events {
-                            guard let event else { break }
-                            try await writer.write(ByteBuffer(string: event))
-                        }
-                        tasks.cancelAll()
-                    }
-                } onInboundClosed: {
-                    sink.yield(nil)
+        return ServerSentEvents.response(
+            to: request, contentType: "text/event-stream", opening: ": following changes after \(start)\n\n",
+            heartbeat: options.eventStreamHeartbeat
+        ) { send in
+            do {
+                for try await change in feed {
+                    let json = try PropertyList.dictionary(Self.json(change)).encoded(as: .json)
+                    send("id: \(change.sequence)\nevent: change\ndata: \(String(decoding: json, as: UTF8.self))\n\n")
                 }
-            } onGracefulShutdown: {
-                sink.yield(nil)
+            } catch is CancellationError {
+            } catch {
+                logger.warning("The studio's change stream ended: \(error)")
             }
-            try await writer.finish(nil)
         }
-        return Response(
-            status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"], body: body)
     }
 
     static func json(_ change: Change) -> PropertyList.Dictionary {
