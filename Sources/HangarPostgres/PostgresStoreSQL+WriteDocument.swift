@@ -47,27 +47,19 @@ extension PostgresStoreSQL {
                 """
         }
 
-        /// Schema step 4 (frozen once released, `lastRevisionOnDelete` false) and step 6 (`true`, replacing it): the
-        /// function. The key's and index values' locks are the same advisory locks as ``LockStatements``'s, so a
-        /// statement-by-statement writer and this function exclude each other. Up to step 6 every save recorded
-        /// the key's last revision in `key_revisions`; from it only a delete does (a stored document's revision is
-        /// its key's largest), as the SQLite store does: one row write less per save.
-        static func writeDocumentStep(_ s: String, lockSeed: Int64, lastRevisionOnDelete: Bool = false) -> [String] {
+        /// Schema step 4 (frozen once released): the function. The key's and index values' locks are the same
+        /// advisory locks as ``LockStatements``'s, so a statement-by-statement writer and this function exclude
+        /// each other.
+        static func writeDocumentStep(_ s: String, lockSeed: Int64) -> [String] {
             let keyLock = "hashtextextended('key ' || p_collection || chr(1) || p_key, \(lockSeed))"
             let valueLock = """
                 hashtextextended('index ' || p_collection || chr(1) || p_index_names[v_i] || chr(1)
                     || encode(p_index_values[v_i], 'hex'), \(lockSeed))
                 """
             let thisKey = "collection = p_collection AND key = p_key"
-            let recordLastRevision = """
-                INSERT INTO \(s).key_revisions (collection, key, revision)
-                        VALUES (p_collection, p_key, write_document.revision)
-                        ON CONFLICT (collection, key) DO UPDATE SET revision = excluded.revision;
-                """
             return [
                 """
-                CREATE \(lastRevisionOnDelete ? "OR REPLACE " : "")FUNCTION \(s).write_document(p_collection text,
-                    p_key text, p_save boolean, p_class_tag text,
+                CREATE FUNCTION \(s).write_document(p_collection text, p_key text, p_save boolean, p_class_tag text,
                     p_major bigint, p_minor bigint, p_body bytea, p_time double precision, p_expected bigint,
                     p_readable_major bigint, p_overwriting boolean, p_refuse_newer_minor boolean,
                     p_history_kept bigint, p_index_names text[], p_index_values bytea[], p_index_unique boolean[],
@@ -144,7 +136,9 @@ extension PostgresStoreSQL {
                         END IF;
                     END IF;
                     IF p_save THEN
-                        \(lastRevisionOnDelete ? "" : recordLastRevision)
+                        INSERT INTO \(s).key_revisions (collection, key, revision)
+                        VALUES (p_collection, p_key, write_document.revision)
+                        ON CONFLICT (collection, key) DO UPDATE SET revision = excluded.revision;
                         IF v_found THEN
                             UPDATE \(s).documents SET class_tag = p_class_tag, major = p_major, minor = p_minor,
                                 revision = write_document.revision, updated_at = p_time, body = p_body, key_id = NULL
@@ -164,7 +158,6 @@ extension PostgresStoreSQL {
                             ON CONFLICT DO NOTHING;
                         END IF;
                     ELSE
-                        \(lastRevisionOnDelete ? recordLastRevision : "")
                         DELETE FROM \(s).documents WHERE \(thisKey);
                         DELETE FROM \(s).index_entries WHERE \(thisKey);
                     END IF;

@@ -169,12 +169,11 @@ package struct PostgresStoreSQL: Sendable {
                 s, lockSeed: LockStatements.seed(s.replacingOccurrences(of: "\"", with: ""))),
             // 5: a single save or delete in one statement in autocommit (PostgresStoreSQL+WriteDocument.swift).
             WriteStatements.writeDocumentAloneStep(s),
-            // 6: fewer index and row writes per save. A save no longer records the key's last revision (a delete
-            // does), and the class-tag index holds only documents that have a class tag (a query by tag,
-            // `class_tag = $2`, still uses it).
-            WriteStatements.writeDocumentStep(
-                s, lockSeed: LockStatements.seed(s.replacingOccurrences(of: "\"", with: "")), lastRevisionOnDelete: true
-            )
+            // 6: fewer statements and row writes per save (PostgresStoreSQL+WriteDocumentLean.swift): a save no
+            // longer records the key's last revision (a delete does); and the class-tag index holds only documents
+            // that have a class tag (a query by tag, `class_tag = $2`, still uses it).
+            WriteStatements.writeDocumentLeanStep(
+                s, lockSeed: LockStatements.seed(s.replacingOccurrences(of: "\"", with: "")))
                 + [
                     "DROP INDEX \(s).documents_by_class_tag",
                     """
