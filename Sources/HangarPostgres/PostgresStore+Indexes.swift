@@ -67,7 +67,7 @@ extension PostgresWriteTransaction {
             try await transaction.execute(
                 sql.indexes.recordBuiltIndex, binds(collection, index.name, index.fingerprint))
         }
-        indexesBuiltByCollection[collection] = nil
+        indexesBuiltByCollection[ExactString(collection)] = nil
         store.engine.instruments.indexesBuilt(toBuild.map(\.name), collection: collection, documents: documents.count)
     }
 }

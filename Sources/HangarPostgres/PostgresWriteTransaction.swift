@@ -7,8 +7,9 @@ public import PropertyList
 /// closure returns. The rules are the SQLite store's, decided in one place (`DocumentRules`); this type reads
 /// and writes the rows. Use it only inside the closure.
 public final class PostgresWriteTransaction: PostgresReadTransaction, DocumentWriter {
-    /// Per collection, the indexes built for it once this transaction has read the catalog.
-    var indexesBuiltByCollection: [String: Set<String>] = [:]
+    /// Per collection, the indexes built for it once this transaction has read the catalog; names compared by
+    /// their bytes (two canonically equivalent collection names are two collections).
+    var indexesBuiltByCollection: [ExactString: Set<ExactString>] = [:]
 
     // MARK: Saving
 
@@ -229,15 +230,16 @@ public final class PostgresWriteTransaction: PostgresReadTransaction, DocumentWr
 
     /// The indexes built for `collection`, after dropping those this store does not declare; read once a
     /// transaction.
-    private func indexesBuilt(for collection: String) async throws(HangarError) -> Set<String> {
-        if let known = indexesBuiltByCollection[collection] { return known }
-        let declared = Set(configuration.options(for: collection).indexes.map(\.name))
-        var built = Set(try await strings(sql.indexes.builtIndexNames, binds(collection)))
+    private func indexesBuilt(for collection: String) async throws(HangarError) -> Set<ExactString> {
+        if let known = indexesBuiltByCollection[ExactString(collection)] { return known }
+        let declared = Set(configuration.options(for: collection).indexes.map { ExactString($0.name) })
+        let names = try await strings(sql.indexes.builtIndexNames, binds(collection))
+        var built = Set(names.map { ExactString($0) })
         for name in built where !declared.contains(name) {
-            try await dropIndex(name, in: collection)
+            try await dropIndex(name.string, in: collection)
             built.remove(name)
         }
-        indexesBuiltByCollection[collection] = built
+        indexesBuiltByCollection[ExactString(collection)] = built
         return built
     }
 
@@ -245,6 +247,6 @@ public final class PostgresWriteTransaction: PostgresReadTransaction, DocumentWr
     func dropIndex(_ name: String, in collection: String) async throws(HangarError) {
         try await transaction.execute(sql.indexes.deleteIndexEntriesOfIndex, binds(collection, name))
         try await transaction.execute(sql.indexes.forgetIndex, binds(collection, name))
-        indexesBuiltByCollection[collection]?.remove(name)
+        indexesBuiltByCollection[ExactString(collection)]?.remove(ExactString(name))
     }
 }

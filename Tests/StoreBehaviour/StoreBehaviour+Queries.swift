@@ -63,6 +63,8 @@ extension StoreBehaviour {
     func indexesWithExactValues() async throws {
         var configuration = Self.configuration()
         configuration.collections["values"] = CollectionOptions(indexes: [.path("value"), .path("tags")])
+        // Declared under its composed name only: the decomposed one is another collection, with no index.
+        configuration.collections["caf\u{E9}"] = CollectionOptions(indexes: [.path("value")])
         try await withStore(configuration) { store in
             let values: [(String, PropertyList)] = [
                 ("min", .integer(.init(Int64.min))), ("max", .integer(.init(UInt64.max))),
@@ -111,6 +113,16 @@ extension StoreBehaviour {
             }
             #expect(try await equal(3).isEmpty)
             #expect(try await equal(42) == ["three"])
+            // One transaction saving to two collections whose names are canonically equivalent: each keeps its
+            // own indexes (the one without first, so that nothing it learns is taken for the other's).
+            try await store.write { transaction in
+                try await transaction.save(
+                    envelope: Memo.envelope(major: 1, minor: 0, ["value": 7]), key: "plain", in: "cafe\u{301}")
+                try await transaction.save(
+                    envelope: Memo.envelope(major: 1, minor: 0, ["value": 7]), key: "indexed", in: "caf\u{E9}")
+            }
+            let composed = try await store.read { try await $0.keys(in: "caf\u{E9}", index: "value", equalTo: 7) }
+            #expect(composed == ["indexed"], "\(engine)")
         }
     }
 

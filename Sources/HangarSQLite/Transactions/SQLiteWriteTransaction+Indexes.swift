@@ -40,16 +40,18 @@ extension SQLiteWriteTransaction {
 
     /// The indexes built for `collection`, after dropping those this store does not declare (a store without
     /// the definitions cannot keep them up to date, so it leaves none stale), read once a transaction.
-    private func indexesBuilt(for collection: String) throws(HangarError) -> Set<String> {
-        if let known = indexesBuiltByCollection[collection] { return known }
-        let declared = Set(store.configuration.options(for: collection).indexes.map(\.name))
+    private func indexesBuilt(for collection: String) throws(HangarError) -> Set<ExactString> {
+        if let known = indexesBuiltByCollection[ExactString(collection)] { return known }
+        let declared = Set(store.configuration.options(for: collection).indexes.map { ExactString($0.name) })
         var built = Set(
-            try query(SQLiteSQL.builtIndexNames, [.text(collection)], collection: collection) { $0.text(at: 0) })
+            try query(SQLiteSQL.builtIndexNames, [.text(collection)], collection: collection) {
+                ExactString($0.text(at: 0))
+            })
         for name in built where !declared.contains(name) {
-            try dropIndex(name, in: collection)
+            try dropIndex(name.string, in: collection)
             built.remove(name)
         }
-        indexesBuiltByCollection[collection] = built
+        indexesBuiltByCollection[ExactString(collection)] = built
         return built
     }
 
@@ -61,7 +63,7 @@ extension SQLiteWriteTransaction {
         try execute(
             SQLiteSQL.forgetIndex, [.text(collection), .text(name)],
             collection: collection)
-        indexesBuiltByCollection[collection]?.remove(name)
+        indexesBuiltByCollection[ExactString(collection)]?.remove(ExactString(name))
     }
 
     /// Drops the indexes of `collection` not declared (or declared differently), builds the declared ones
@@ -101,7 +103,7 @@ extension SQLiteWriteTransaction {
                 SQLiteSQL.recordBuiltIndex,
                 [.text(collection), .text(index.name), .text(index.fingerprint)], collection: collection)
         }
-        indexesBuiltByCollection[collection] = nil
+        indexesBuiltByCollection[ExactString(collection)] = nil
         store.instruments.indexesBuilt(names, collection: collection, documents: keys.count)
     }
 }

@@ -14,8 +14,9 @@ public final class SQLiteWriteTransaction: SQLiteReadTransaction {
     /// The change feed's counter as this transaction has advanced it, once it has recorded a change.
     private var feed: FeedState?
     /// Per collection, the indexes built for it once this transaction has checked the catalog (and dropped the
-    /// ones this store does not declare): the catalog is read once a transaction, not once a save.
-    var indexesBuiltByCollection: [String: Set<String>] = [:]
+    /// ones this store does not declare): the catalog is read once a transaction, not once a save. Names are
+    /// compared by their bytes: two collections whose names are canonically equivalent are two collections.
+    var indexesBuiltByCollection: [ExactString: Set<ExactString>] = [:]
     /// Whether this transaction recorded a change (followers are woken once it commits).
     var recordedChanges: Bool { feed != nil }
     /// The bytes of the bodies this transaction saved (a write group's size, ``SQLiteStoreConfiguration/GroupCommit``).
