@@ -10,6 +10,16 @@ struct PendingMirror: Sendable, Hashable {
     let directory: String
 
     func path(for key: String) -> String { directory + "/" + StoreFileNames.fileName(for: key) }
+
+    /// By bytes: canonically equivalent collection names are two collections.
+    static func == (lhs: PendingMirror, rhs: PendingMirror) -> Bool {
+        lhs.collection.hasSameBytes(as: rhs.collection) && lhs.directory.hasSameBytes(as: rhs.directory)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(ExactString(collection))
+        hasher.combine(ExactString(directory))
+    }
 }
 
 /// A mirror file that is out of date: a mirror pass could not write it after its save committed, or no pass

@@ -100,4 +100,13 @@ public struct SQLiteStoreConfiguration: Sendable {
         get { store.access }
         set { store.access = newValue }
     }
+
+    /// The mirror folder of `collection`, looked up by the name's bytes (a canonically equivalent name is another
+    /// collection, with no mirror unless it has one of its own).
+    func mirrorDirectory(for collection: String) -> String? {
+        guard let index = mirrors.index(forKey: collection), mirrors[index].key.hasSameBytes(as: collection) else {
+            return nil
+        }
+        return mirrors[index].value
+    }
 }

@@ -80,6 +80,21 @@ import Testing
         #expect(try PropertyList(binary: #require(Self.files(in: mirror)["k0.plist"]))["value"] == 0)
     }
 
+    /// A mirror declared for `"caf\u{E9}"` mirrors that collection only: `"cafe\u{301}"`, canonically equivalent,
+    /// is another collection, without a mirror.
+    @Test func aMirrorFollowsItsCollectionByTheNamesBytes() throws {
+        let directory = try temporaryDirectory()
+        let mirror = directory + "/mirror"
+        var configuration = SQLiteStoreConfiguration(path: directory + "/store.sqlite")
+        configuration.mirrors["caf\u{E9}"] = mirror
+        let store = try SQLiteStore(configuration: configuration)
+        try store.write { transaction in
+            try transaction.save(envelope: Self.envelope(1), key: "composed", in: "caf\u{E9}")
+            try transaction.save(envelope: Self.envelope(2), key: "decomposed", in: "cafe\u{301}")
+        }
+        #expect(try Self.files(in: mirror).keys.sorted() == [StoreFileNames.fileName(for: "composed")])
+    }
+
     @Test func aMirrorBlockedForAWhileHasEveryFileOnceItCanWrite() throws {
         let directory = try temporaryDirectory()
         let mirror = directory + "/mirror"

@@ -235,7 +235,7 @@ public final class SQLiteWriteTransaction: SQLiteReadTransaction {
         var next = state
         next.lastSequence = sequence
         feed = next
-        if let directory = store.sqliteConfiguration.mirrors[collection] {
+        if let directory = store.sqliteConfiguration.mirrorDirectory(for: collection) {
             mirrorsToCatchUp.insert(PendingMirror(collection: collection, directory: directory))
         }
     }
