@@ -250,15 +250,10 @@ let package = Package(
         .testTarget(
             name: "HangarTests",
             dependencies: [
-                "Hangar", "HangarSQLite", "PropertyList", "PilotModels", "HangarTestSupport", "StoreBehaviour",
-                "hangar-stress",
-                "HangarEncryption",
-                "HangarFaultVFS",
-                // Only for the README's PostgreSQL quick start (Examples/QuickStartTests.swift).
+                "Hangar", "HangarSQLite", "PropertyList", "PilotModels", "HangarTestSupport",
+                // The quick start on PostgreSQL (the Engines article), which shares the quick start's model
+                // (Examples/QuickStartTests.swift).
                 "HangarPostgres",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: strictSettings
         ),
@@ -272,7 +267,6 @@ let package = Package(
                 "HangarEncryption",
                 "HangarFaultVFS",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: strictSettings
@@ -346,7 +340,9 @@ let package = Package(
         ),
         .testTarget(
             name: "HangarCLITests",
-            dependencies: ["HangarCLI", "HangarTestSupport", "HangarEncryption"],
+            dependencies: [
+                "HangarCLI", "HangarTestSupport", "Hangar", "HangarSQLite", "PropertyList", "HangarEncryption",
+            ],
             exclude: ["Snapshots"],
             swiftSettings: strictSettings
         ),

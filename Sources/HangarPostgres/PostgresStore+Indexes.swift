@@ -6,7 +6,7 @@ extension PostgresStore {
     /// declared differently, builds those not built over the stored documents. Instances opening at once take
     /// turns (an advisory lock), and the later ones find the work done.
     func reconcileIndexes() async throws(HangarError) {
-        let collections = configuration.collections.keys.sorted()
+        let collections = configuration.listedCollections
         guard try await indexesDiffer(in: collections) else { return }
         do {
             try await write { transaction in
@@ -74,9 +74,12 @@ extension PostgresWriteTransaction {
 
 extension PostgresReadTransaction {
     /// The indexes the catalog says are built for `collection`, by name, with their fingerprints.
-    func builtIndexes(in collection: String) async throws(HangarError) -> [String: String] {
+    func builtIndexes(in collection: String) async throws(HangarError) -> [ExactString: String] {
         Dictionary(
-            try await rows(sql.indexes.builtIndexes, binds(collection)) { try $0.decode((String, String).self) },
+            try await rows(sql.indexes.builtIndexes, binds(collection)) { row in
+                let (name, fingerprint) = try row.decode((String, String).self)
+                return (ExactString(name), fingerprint)
+            },
             uniquingKeysWith: { first, _ in first })
     }
 }

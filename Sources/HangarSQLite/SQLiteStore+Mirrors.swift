@@ -161,9 +161,9 @@ extension SQLiteStore {
     /// The mirrors this store's configuration declares that are behind the feed or owe files (read without
     /// taking the writer's lock, so that opening a store whose mirrors are level writes nothing).
     var mirrorsBehind: [PendingMirror] {
-        let declared = sqliteConfiguration.mirrors.map { collection, directory in
-            PendingMirror(collection: collection, directory: directory)
-        }.sorted { ($0.collection, $0.directory) < ($1.collection, $1.directory) }
+        let declared = sqliteConfiguration.mirrors.sorted { $0.key < $1.key }.map { collection, directory in
+            PendingMirror(collection: collection.string, directory: directory)
+        }
         guard !declared.isEmpty else { return [] }
         // When the state cannot be read, every pass runs, and reports what stops it.
         return (try? read { transaction in try declared.filter { try !transaction.isLevel($0) } }) ?? declared

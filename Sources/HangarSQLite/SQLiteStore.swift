@@ -53,6 +53,7 @@ public final class SQLiteStore: Sendable {
         self.configuration = configured
         self.sqliteConfiguration = sqlite
         let configuration = sqlite
+        try configuration.validateMirrors()
         let inMemory = path == ":memory:"
         let readOnly = configuration.access == .readOnly
         // An empty path (SQLite's private temporary database) and a `file:` URI name no file of ours to prepare.
@@ -187,18 +188,12 @@ public final class SQLiteStore: Sendable {
         // Keyed by the writer lock: a write inside a write of another store on the same file would wait forever.
         precondition(
             !Self.isWriting(self), "Hangar: store.write called inside a write transaction of the same store (or file)")
-        try requireOpen()
-        try requireWritable()
-        let start = ContinuousClock.now
+        let start = try beginWrite()
         defer { instruments.finished(.write, since: start) }
         let member = try Self.$writingStores.withValue(Self.writingStores.union([writer.lockID])) {
-            try writer.withGroupedWrite(sqliteConfiguration.groupCommit, afterCommit: groupCommitted) { connection in
-                try requireOpen()
-                let transaction = SQLiteWriteTransaction(connection: connection, store: self)
-                defer { transaction.invalidate() }
-                let result = try body(transaction)
-                try transaction.finishChanges()
-                return WriteMember(result, of: transaction)
+            try writer.withGroupedWrite(sqliteConfiguration.groupCommit, afterCommit: groupCommitted) {
+                (connection: SQLiteConnection) throws -> WriteMember<Result> in
+                try writeMember(on: connection, body)
             }
         }
         writeMirrors(member.mirrors)
@@ -270,20 +265,13 @@ public final class SQLiteStore: Sendable {
         precondition(
             !Self.isWritingInThisTask(self),
             "Hangar: store.write called inside a write transaction of the same store (or file)")
-        try requireOpen()
-        try requireWritable()
-        let start = ContinuousClock.now
+        let start = try beginWrite()
         defer { instruments.finished(.write, since: start) }
         let member = try await Self.$writingStores.withValue(Self.writingStores.union([writer.lockID])) {
             try await Self.$asyncWrites.withValue(Self.asyncWrites.union([Self.taskWrite(writer.lockID)])) {
                 try await writer.withGroupedWrite(sqliteConfiguration.groupCommit, afterCommit: groupCommitted) {
-                    connection in
-                    try requireOpen()
-                    let transaction = SQLiteWriteTransaction(connection: connection, store: self)
-                    defer { transaction.invalidate() }
-                    let result = try await body(transaction)
-                    try transaction.finishChanges()
-                    return WriteMember(result, of: transaction)
+                    (connection: SQLiteConnection) async throws -> WriteMember<Result> in
+                    try await writeMember(on: connection, body)
                 }
             }
         }
@@ -291,31 +279,60 @@ public final class SQLiteStore: Sendable {
         return member.result
     }
 
-    /// A write of its own whose body needs no task (a save or delete planned beforehand): it runs on the thread
-    /// that holds the writer's turn when its place in the queue comes, in that write's group
+    /// A write of its own whose body needs no task (a single write, planned beforehand): it runs on the thread that
+    /// holds the writer's turn when its place in the queue comes, in that write's group
     /// (``SerializedConnection/withInlineGroupedWrite(_:afterCommit:_:)``), and returns once the group has committed.
-    func writeInline<Result: Sendable>(_ body: @escaping @Sendable (SQLiteWriteTransaction) throws -> Result)
+    func writeInTurn<Result: Sendable>(_ body: @escaping @Sendable (SQLiteWriteTransaction) throws -> Result)
         async throws -> Result
     {
         precondition(
             !Self.isWritingInThisTask(self),
             "Hangar: store.write called inside a write transaction of the same store (or file)")
-        try requireOpen()
-        try requireWritable()
-        let start = ContinuousClock.now
+        let start = try beginWrite()
         defer { instruments.finished(.write, since: start) }
         let member = try await writer.withInlineGroupedWrite(
             sqliteConfiguration.groupCommit, afterCommit: groupCommitted
-        ) { [self] connection in
-            try requireOpen()
-            let transaction = SQLiteWriteTransaction(connection: connection, store: self)
-            defer { transaction.invalidate() }
-            let result = try body(transaction)
-            try transaction.finishChanges()
-            return WriteMember(result, of: transaction)
+        ) { [self] (connection: SQLiteConnection) throws -> WriteMember<Result> in
+            try writeMember(on: connection, body)
         }
         await writeMirrors(member.mirrors)
         return member.result
+    }
+
+    // MARK: The steps every write shares
+
+    /// Checks that a write may start; returns when it did, for the write timer.
+    private func beginWrite() throws(HangarError) -> ContinuousClock.Instant {
+        try requireOpen()
+        try requireWritable()
+        return ContinuousClock.now
+    }
+
+    /// Runs `body` as a write transaction on `connection`, once the turn is the write's: what it returned, the
+    /// mirror files it owes and its size, for its group.
+    private func writeMember<Result>(
+        on connection: SQLiteConnection, _ body: (SQLiteWriteTransaction) throws -> Result
+    )
+        throws -> WriteMember<Result>
+    {
+        try requireOpen()
+        let transaction = SQLiteWriteTransaction(connection: connection, store: self)
+        defer { transaction.invalidate() }
+        let result = try body(transaction)
+        try transaction.finishChanges()
+        return WriteMember(result, of: transaction)
+    }
+
+    /// ``writeMember(on:_:)`` for a body that may `await`.
+    private func writeMember<Result>(
+        on connection: SQLiteConnection, _ body: (SQLiteWriteTransaction) async throws -> Result
+    ) async throws -> WriteMember<Result> {
+        try requireOpen()
+        let transaction = SQLiteWriteTransaction(connection: connection, store: self)
+        defer { transaction.invalidate() }
+        let result = try await body(transaction)
+        try transaction.finishChanges()
+        return WriteMember(result, of: transaction)
     }
 
     private static func run<Transaction: SQLiteReadTransaction, Result>(

@@ -72,8 +72,11 @@ public struct SQLiteStoreConfiguration: Sendable {
     /// kept as `folder/<key>.plist` (binary, written atomically). The mirror follows the change feed from a cursor
     /// kept in the store, after every commit that changes the collection, on ``SQLiteStore/retryMirrors()`` and on
     /// open; a delete removes the file. Files it cannot write are retried and reported
-    /// (``SQLiteStore/mirrorFailures()``), never thrown from the committed `write`.
-    public var mirrors: [String: String] = [:]
+    /// (``SQLiteStore/mirrorFailures()``), never thrown from the committed `write`. Keyed by the names' bytes:
+    /// two canonically equivalent collection names are two collections; two collections may not share a folder,
+    /// nor folders whose names are canonically equivalent (one folder on macOS's file systems): the store refuses
+    /// to open (``HangarError/Code/invalidConfiguration``).
+    public var mirrors: [ExactString: String] = [:]
     /// Told when a mirror file could not be written (the save is committed; the store retries later). The
     /// failure is also logged as a warning; when this is `nil` and no logger was set (the default logger drops
     /// every record), a line goes to standard error instead.
@@ -104,9 +107,21 @@ public struct SQLiteStoreConfiguration: Sendable {
     /// The mirror folder of `collection`, looked up by the name's bytes (a canonically equivalent name is another
     /// collection, with no mirror unless it has one of its own).
     func mirrorDirectory(for collection: String) -> String? {
-        guard let index = mirrors.index(forKey: collection), mirrors[index].key.hasSameBytes(as: collection) else {
-            return nil
+        mirrors[ExactString(collection)]
+    }
+
+    /// Throws ``HangarError/Code/invalidConfiguration`` when two collections are mirrored into one folder, or into
+    /// folders whose names are canonically equivalent (`String ==` is canonical equivalence: on purpose here, as
+    /// macOS's file systems find one folder under both spellings).
+    func validateMirrors() throws(HangarError) {
+        let declared = mirrors.sorted { $0.key < $1.key }
+        for (index, mirror) in declared.enumerated() {
+            for other in declared[..<index] where other.value == mirror.value {
+                throw HangarError(
+                    .invalidConfiguration,
+                    "Collections \(other.key.string.debugDescription) and \(mirror.key.string.debugDescription) are "
+                        + "mirrored into one folder (\(mirror.value.debugDescription)); give each a folder of its own")
+            }
         }
-        return mirrors[index].value
     }
 }

@@ -290,18 +290,19 @@ package enum DocumentRules {
     }
 
     /// Whether the indexes a catalog says are built (name → fingerprint) are exactly the `declared` ones.
-    package static func indexesMatch(built: [String: String], declared: [IndexDefinition]) -> Bool {
+    /// Names are compared by their bytes: two canonically equivalent index names are two indexes.
+    package static func indexesMatch(built: [ExactString: String], declared: [IndexDefinition]) -> Bool {
         built.count == declared.count && declared.allSatisfy { built[$0.name] == $0.fingerprint }
     }
 
     /// What reconciling a collection's indexes does: drop the built ones not declared or declared differently
     /// (all of them when `rebuildAll`), and build the declared ones not built as declared.
-    package static func indexReconciliation(built: [String: String], declared: [IndexDefinition], rebuildAll: Bool)
-        -> (drop: [String], build: [IndexDefinition])
-    {
+    package static func indexReconciliation(
+        built: [ExactString: String], declared: [IndexDefinition], rebuildAll: Bool
+    ) -> (drop: [String], build: [IndexDefinition]) {
         let fingerprints = Dictionary(
-            declared.map { ($0.name, $0.fingerprint) }, uniquingKeysWith: { first, _ in first })
-        let drop = built.filter { rebuildAll || fingerprints[$0.key] != $0.value }.map(\.key).sorted()
+            declared.map { (ExactString($0.name), $0.fingerprint) }, uniquingKeysWith: { first, _ in first })
+        let drop = built.filter { rebuildAll || fingerprints[$0.key] != $0.value }.keys.sorted().map(\.string)
         return (drop, declared.filter { rebuildAll || built[$0.name] != $0.fingerprint })
     }
 

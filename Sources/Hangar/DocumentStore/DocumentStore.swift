@@ -42,20 +42,13 @@ public protocol DocumentStore: Sendable {
     /// cheaper way the engine has for one document (PostgreSQL: one statement, no transaction round trips).
     func document(in collection: String, key: String) async throws -> StoredDocument?
 
-    /// Saves `document` under `key` as a write of its own, as `write { try await $0.save(document, …) }` does, or
-    /// in a cheaper way the engine has for one save (PostgreSQL: one statement, without `BEGIN` and `COMMIT`);
-    /// returns the new revision. `expectedRevision`, when given, must be the stored revision (0: none).
-    func save<Document: VersionedDocument>(
-        _ document: Document, key: String, in collection: String, expectedRevision: Int?
-    ) async throws -> Int
-
-    /// Saves an envelope as it is under `key`, as a write of its own (see ``save(_:key:in:expectedRevision:)``).
-    func save(envelope: PropertyList, key: String, in collection: String, expectedRevision: Int?) async throws
-        -> Int
-
-    /// Deletes the document at `key` as a write of its own (see ``save(_:key:in:expectedRevision:)``); returns
-    /// whether there was one.
-    func delete(key: String, in collection: String, expectedRevision: Int?) async throws -> Bool
+    /// Performs a save or delete planned before its write begins (``SingleWrite``) in the engine's cheapest way for
+    /// one write, or, where the plan alone cannot decide, as `transaction` in a write transaction of its own: once,
+    /// never both. What ``save(_:key:in:expectedRevision:)``, ``save(envelope:key:in:expectedRevision:)`` and
+    /// ``delete(key:in:expectedRevision:)`` run; the default is the transaction.
+    func perform(
+        _ single: SingleWrite, inTransactionOtherwise transaction: (Writer) async throws -> SingleWrite.Outcome
+    ) async throws -> SingleWrite.Outcome
 
     /// Closes the store: what it holds open (connections, a client) is released, and transactions started
     /// afterwards fail. Closing twice does nothing more.
@@ -202,32 +195,6 @@ extension DocumentStore {
     ) async throws -> Loaded<Document>? {
         guard let stored = try await document(in: collection, key: key) else { return nil }
         return try DocumentRules.decode(stored, as: type, configuration: configuration)
-    }
-}
-
-extension DocumentStore {
-    /// Saves `document` under `key` in a write transaction of its own.
-    @discardableResult
-    public func save<Document: VersionedDocument>(
-        _ document: Document, key: String, in collection: String = Document.collection, expectedRevision: Int? = nil
-    ) async throws -> Int {
-        try await write { try await $0.save(document, key: key, in: collection, expectedRevision: expectedRevision) }
-    }
-
-    /// Saves an envelope under `key` in a write transaction of its own.
-    @discardableResult
-    public func save(envelope: PropertyList, key: String, in collection: String, expectedRevision: Int? = nil)
-        async throws -> Int
-    {
-        try await write {
-            try await $0.save(envelope: envelope, key: key, in: collection, expectedRevision: expectedRevision)
-        }
-    }
-
-    /// Deletes the document at `key` in a write transaction of its own; returns whether there was one.
-    @discardableResult
-    public func delete(key: String, in collection: String, expectedRevision: Int? = nil) async throws -> Bool {
-        try await write { try await $0.delete(key: key, in: collection, expectedRevision: expectedRevision) }
     }
 }
 

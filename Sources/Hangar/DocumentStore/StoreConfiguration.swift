@@ -25,8 +25,10 @@ public struct StoreConfiguration: Sendable {
     public var folderPermissions: UInt16 = 0o700
     /// The allow-list used to encode and decode class-tagged models.
     public var registry: ClassRegistry = ClassRegistry()
-    /// Per-collection settings; a collection not listed uses the default ``CollectionOptions``.
-    public var collections: [String: CollectionOptions] = [:]
+    /// Per-collection settings, keyed by the names' bytes (two canonically equivalent names, `"caf\u{E9}"` and
+    /// `"cafe\u{301}"`, are two collections with options of their own); a collection not listed uses the default
+    /// ``CollectionOptions``. `collections["pilots"] = options` and `collections[Pilot.collection]` both work.
+    public var collections: [ExactString: CollectionOptions] = [:]
     /// Told about every migration step run while reading documents.
     public var migrationObserver: (@Sendable (MigrationEvent) -> Void)?
     /// Told how index building goes when the store opens with indexes it has not built yet. It is called
@@ -52,13 +54,13 @@ public struct StoreConfiguration: Sendable {
 
     /// The options of `collection`, matched by its bytes: a name canonically equivalent to a listed one but
     /// spelled with other bytes (`"caf\u{E9}"` and `"cafe\u{301}"`) is another collection, with the default
-    /// options (a `[String: _]` dictionary alone would hand it the listed one's).
+    /// options.
     public func options(for collection: String) -> CollectionOptions {
-        guard let index = collections.index(forKey: collection),
-            collections[index].key.utf8.elementsEqual(collection.utf8)
-        else { return CollectionOptions() }
-        return collections[index].value
+        collections[ExactString(collection)] ?? CollectionOptions()
     }
+
+    /// The names of the collections listed in ``collections``, in byte order.
+    public var listedCollections: [String] { collections.keys.sorted().map(\.string) }
 }
 
 /// How much history a collection keeps.

@@ -33,3 +33,11 @@ extension String {
     /// Whether this string and `other` are the same bytes (UTF-8), not merely canonically equivalent.
     public func hasSameBytes(as other: String) -> Bool { utf8.elementsEqual(other.utf8) }
 }
+
+extension Dictionary where Key == ExactString {
+    /// The value for the name spelled with exactly `name`'s bytes: `collections["pilots"]`, `table[name]`.
+    public subscript(_ name: String) -> Value? {
+        get { self[ExactString(name)] }
+        set { self[ExactString(name)] = newValue }
+    }
+}

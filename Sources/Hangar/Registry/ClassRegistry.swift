@@ -31,10 +31,11 @@ public struct ClassRegistry: Sendable {
         let make: @Sendable (PropertyList) throws(HangarError) -> any PropertyListRepresentable
     }
 
-    /// Base type → tag → entry: the allow-list, per base type.
-    private var entriesByBase: [ObjectIdentifier: [String: Entry]] = [:]
+    /// Base type → tag → entry: the allow-list, per base type. Tags are matched by their bytes: a stored tag
+    /// canonically equivalent to a registered one but spelled otherwise is another tag, not allowed by it.
+    private var entriesByBase: [ObjectIdentifier: [ExactString: Entry]] = [:]
     /// Tag → names of the base types it is registered for, to explain a disallowed tag.
-    private var baseNamesByTag: [String: [String]] = [:]
+    private var baseNamesByTag: [ExactString: [String]] = [:]
     /// Concrete type → its tag, for encoding.
     private var tagsByType: [ObjectIdentifier: String] = [:]
 
@@ -55,7 +56,8 @@ public struct ClassRegistry: Sendable {
         let baseID = ObjectIdentifier(Base.self)
         if let existing = tagsByType[typeID] {
             precondition(
-                existing == tag, "\(Model.self) is already registered under tag \"\(existing)\", not \"\(tag)\"")
+                existing.hasSameBytes(as: tag),
+                "\(Model.self) is already registered under tag \"\(existing)\", not \"\(tag)\"")
         }
         if let existing = entriesByBase[baseID]?[tag] {
             precondition(
@@ -68,7 +70,7 @@ public struct ClassRegistry: Sendable {
             try Model(propertyList: value)
         }
         entriesByBase[baseID, default: [:]][tag] = Entry(tag: tag, typeName: "\(Model.self)", make: make)
-        baseNamesByTag[tag, default: []].append("\(Base.self)")
+        baseNamesByTag[ExactString(tag), default: []].append("\(Base.self)")
         tagsByType[typeID] = tag
     }
 
@@ -99,7 +101,7 @@ public struct ClassRegistry: Sendable {
             return
         }
         entriesByBase[baseID, default: [:]][oldTag] = target
-        baseNamesByTag[oldTag, default: []].append("\(Base.self)")
+        baseNamesByTag[ExactString(oldTag), default: []].append("\(Base.self)")
     }
 
     /// The tag `type` is registered under, if any.
@@ -107,9 +109,9 @@ public struct ClassRegistry: Sendable {
         tagsByType[ObjectIdentifier(type)]
     }
 
-    /// The tags allowed where a `base` is read, sorted.
+    /// The tags allowed where a `base` is read, in byte order.
     public func tags(for base: Any.Type) -> [String] {
-        (entriesByBase[ObjectIdentifier(base)] ?? [:]).keys.sorted()
+        (entriesByBase[ObjectIdentifier(base)] ?? [:]).keys.sorted().map(\.string)
     }
 
     /// Builds the type registered under `tag` for `T`, or throws before constructing anything.

@@ -67,30 +67,18 @@ struct DocumentBodies: Sendable {
             newerMinorEnvelope: isNewerMinor ? format.seal(opened.content, version: version) : nil)
     }
 
-    /// Saves `incoming` under `key`: a newer minor's envelope as it came, else through the collection's model.
-    func save(_ incoming: IncomingDocument, key: String, expectedRevision: Int?, with writer: some DocumentWriter)
-        async throws(HangarError) -> Int
+    /// Saves `incoming` under `key`: a newer minor's envelope as it came, else through the collection's model; in
+    /// a write transaction, or to the store as a single write of its own.
+    func save(_ incoming: IncomingDocument, key: String, expectedRevision: Int?, to saver: some DocumentSaving)
+        async throws -> Int
     {
         if let envelope = incoming.newerMinorEnvelope {
-            return try await writer.save(
+            return try await saver.save(
                 envelope: envelope, key: key, in: collection.name, expectedRevision: expectedRevision)
         }
         return try await collection.model.save(
             incoming.checked, content: incoming.content, format: format, key: key, in: collection.name,
-            expectedRevision: expectedRevision, with: writer)
-    }
-
-    /// ``save(_:key:expectedRevision:with:)`` as a write of its own, in the engine's cheapest way for one save.
-    func saveAlone(_ incoming: IncomingDocument, key: String, expectedRevision: Int?, to store: some DocumentStore)
-        async throws -> Int
-    {
-        if let envelope = incoming.newerMinorEnvelope {
-            return try await store.save(
-                envelope: envelope, key: key, in: collection.name, expectedRevision: expectedRevision)
-        }
-        return try await collection.model.saveAlone(
-            incoming.checked, content: incoming.content, format: format, key: key, in: collection.name,
-            expectedRevision: expectedRevision, to: store)
+            expectedRevision: expectedRevision, to: saver)
     }
 
     /// A stored document as a client reads it: migrated to the current major when older (a newer minor keeps

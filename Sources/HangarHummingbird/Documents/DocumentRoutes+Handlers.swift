@@ -70,7 +70,8 @@ extension DocumentRoutes {
         let user = try user()
         let idempotencyKey = try Self.idempotencyKey(request)
         if let expected = preconditions.onlyRevision, user == nil, idempotencyKey == nil {
-            return try await replace(key: key, with: incoming, expectedRevision: expected, preconditions: preconditions)
+            return try await putAsSingleWrite(
+                key: key, with: incoming, expectedRevision: expected, preconditions: preconditions)
         }
         let (revision, created) = try await store.write { writer in
             if let idempotencyKey,
@@ -87,7 +88,8 @@ extension DocumentRoutes {
             let current = try await writer.document(in: name, key: key)
             try bodies.checkWritable(current)
             let expected = try preconditions.expectedRevision(current: current?.revision)
-            let revision = try await save(incoming, key: key, expectedRevision: expected, with: writer)
+            let revision = try await bodies.save(
+                incoming, key: key, expectedRevision: expected, to: InTransaction(writer: writer))
             if let idempotencyKey {
                 let answer = SyncWriteAnswers.Answer(
                     collection: name, key: key, revision: revision, created: current == nil)
@@ -121,22 +123,16 @@ extension DocumentRoutes {
         }
     }
 
-    /// Saves a PUT's body under `key` (``DocumentBodies/save(_:key:expectedRevision:with:)``).
-    private func save(
-        _ incoming: IncomingDocument, key: String, expectedRevision: Int?, with writer: some DocumentWriter
-    ) async throws(HangarError) -> Int {
-        try await bodies.save(incoming, key: key, expectedRevision: expectedRevision, with: writer)
-    }
-
     /// A PUT with `If-Match: "n"` alone (in the open scope, without `Idempotency-Key`): one write whose expected revision is `n`, with no read before it (the
     /// store checks the revision as it writes, and refuses a stored newer major); 200 with the new revision, or
     /// 412 with the current one.
-    private func replace(
+    private func putAsSingleWrite(
         key: String, with incoming: IncomingDocument, expectedRevision: Int, preconditions: WritePreconditions
     ) async throws -> Response {
         let revision: Int
         do {
-            revision = try await bodies.saveAlone(incoming, key: key, expectedRevision: expectedRevision, to: store)
+            revision = try await bodies.save(
+                incoming, key: key, expectedRevision: expectedRevision, to: AsSingleWrite(store: store))
         } catch let error as HangarError where error.code == .conflict {
             throw preconditions.failed(try await store.document(in: name, key: key)?.revision)
         }

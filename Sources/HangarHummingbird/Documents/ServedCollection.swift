@@ -45,17 +45,11 @@ protocol ServedModel: Sendable {
     /// current version needs no check to be served.
     func isCheckedOnSave(by declared: DocumentModel?) -> Bool
 
-    /// Saves what ``check(_:registry:)`` returned, as content at the format's current version.
+    /// Saves what ``check(_:registry:)`` returned, as content at the format's current version: in a write
+    /// transaction, or to a store as a single write of its own (``DocumentSaving``).
     func save(
         _ checked: any Sendable, content: PropertyList.Dictionary, format: DocumentFormat, key: String,
-        in collection: String, expectedRevision: Int?, with writer: some DocumentWriter
-    ) async throws(HangarError) -> Int
-
-    /// ``save(_:content:format:key:in:expectedRevision:with:)`` as a write of its own, in the engine's cheapest way
-    /// for one save (``Hangar/DocumentStore/save(_:key:in:expectedRevision:)``).
-    func saveAlone(
-        _ checked: any Sendable, content: PropertyList.Dictionary, format: DocumentFormat, key: String,
-        in collection: String, expectedRevision: Int?, to store: some DocumentStore
+        in collection: String, expectedRevision: Int?, to saver: some DocumentSaving
     ) async throws -> Int
 }
 
@@ -71,26 +65,14 @@ struct TypedModel<Document: VersionedDocument & Sendable>: ServedModel {
 
     func save(
         _ checked: any Sendable, content: PropertyList.Dictionary, format: DocumentFormat, key: String,
-        in collection: String, expectedRevision: Int?, with writer: some DocumentWriter
-    ) async throws(HangarError) -> Int {
+        in collection: String, expectedRevision: Int?, to saver: some DocumentSaving
+    ) async throws -> Int {
         guard let document = checked as? Document else {
             return try await EnvelopeModel().save(
                 checked, content: content, format: format, key: key, in: collection,
-                expectedRevision: expectedRevision, with: writer)
+                expectedRevision: expectedRevision, to: saver)
         }
-        return try await writer.save(document, key: key, in: collection, expectedRevision: expectedRevision)
-    }
-
-    func saveAlone(
-        _ checked: any Sendable, content: PropertyList.Dictionary, format: DocumentFormat, key: String,
-        in collection: String, expectedRevision: Int?, to store: some DocumentStore
-    ) async throws -> Int {
-        guard let document = checked as? Document else {
-            return try await EnvelopeModel().saveAlone(
-                checked, content: content, format: format, key: key, in: collection,
-                expectedRevision: expectedRevision, to: store)
-        }
-        return try await store.save(document, key: key, in: collection, expectedRevision: expectedRevision)
+        return try await saver.save(document, key: key, in: collection, expectedRevision: expectedRevision)
     }
 }
 
@@ -104,18 +86,9 @@ struct EnvelopeModel: ServedModel {
 
     func save(
         _ checked: any Sendable, content: PropertyList.Dictionary, format: DocumentFormat, key: String,
-        in collection: String, expectedRevision: Int?, with writer: some DocumentWriter
-    ) async throws(HangarError) -> Int {
-        try await writer.save(
-            envelope: format.seal(content, version: format.current), key: key, in: collection,
-            expectedRevision: expectedRevision)
-    }
-
-    func saveAlone(
-        _ checked: any Sendable, content: PropertyList.Dictionary, format: DocumentFormat, key: String,
-        in collection: String, expectedRevision: Int?, to store: some DocumentStore
+        in collection: String, expectedRevision: Int?, to saver: some DocumentSaving
     ) async throws -> Int {
-        try await store.save(
+        try await saver.save(
             envelope: format.seal(content, version: format.current), key: key, in: collection,
             expectedRevision: expectedRevision)
     }

@@ -208,6 +208,21 @@ final class Lender<Resource: Sendable>: Sendable {
         if let free { granted(free) }
     }
 
+    /// Takes a free resource at once, or waits for one without blocking a thread; a task cancelled while it waits
+    /// gives up its place and throws `CancellationError`.
+    ///
+    /// A task that waited resumes on ``QueueExecutor/handOver``, never on the cooperative pool: holding the resource
+    /// until a thread of that pool is free, it would stall every caller behind it, and blocking callers waiting for
+    /// the resource may be holding those threads (two of them stop every async writer on two cores: seen as
+    /// timeouts of the group-commit tests in a parallel `swift test`).
+    func lease(group: ObjectIdentifier? = nil) async throws -> Resource {
+        try Task.checkCancellation()
+        if let free = state.withLock({ $0.available.popLast() }) { return free }
+        return try await withTaskExecutorPreference(QueueExecutor.handOver) {
+            try await borrow(group: group) { resource, continuation in continuation.resume(returning: resource) }
+        }
+    }
+
     /// Waits for a resource without blocking a thread, whatever happens to the task.
     func borrowUncancellably() async -> Resource {
         await withCheckedContinuation { continuation in
@@ -265,7 +280,7 @@ final class SerializedConnection: @unchecked Sendable {
     let lock: Lender<WriteTurn>
     let connection: SQLiteConnection
     /// Where async callers' transactions run, one at a time, once the lock is theirs.
-    let executor: QueueExecutor
+    let executor: ConnectionThread
     /// The write group whose transaction is open on the connection (``withGroupedWrite(_:afterCommit:_:)``);
     /// touched only by the borrower whose turn it is.
     var openGroup: WriteGroup?
@@ -274,7 +289,7 @@ final class SerializedConnection: @unchecked Sendable {
     init(_ connection: SQLiteConnection, lock: Lender<WriteTurn> = WriterLocks.privateLock(), label: String) {
         self.connection = connection
         self.lock = lock
-        executor = QueueExecutor(label: "Hangar.writer " + label)
+        executor = ConnectionThread(label: "Hangar.writer " + label)
     }
 
     /// Identifies the lock: equal for the writers of all stores of this process on one file.
@@ -302,7 +317,7 @@ final class SerializedConnection: @unchecked Sendable {
     /// Runs `body` with the connection once the lock is this caller's turn, on the writer's queue (off the
     /// cooperative pool: SQLite blocks); no thread waits for the lock meanwhile.
     func withLeasedConnection<Result>(_ body: (SQLiteConnection) async throws -> Result) async throws -> Result {
-        let turn = try await lock.borrow { turn, continuation in continuation.resume(returning: turn) }
+        let turn = try await lock.lease()
         defer { lock.giveBack(turn) }
         return try await withTaskExecutorPreference(executor) { try await body(connection) }
     }
@@ -352,10 +367,10 @@ final class ReaderPool: Sendable {
     final class Slot: @unchecked Sendable {
         // Touched only by the borrower the pool lent the slot to.
         private var connection: SQLiteConnection?
-        let executor: QueueExecutor
+        let executor: ConnectionThread
 
         init(index: Int) {
-            executor = QueueExecutor(label: "Hangar.reader \(index)")
+            executor = ConnectionThread(label: "Hangar.reader \(index)")
         }
 
         /// Closes the connection, if one was opened; the next use opens another (the pool refuses that once
@@ -423,31 +438,10 @@ final class ReaderPool: Sendable {
 
     /// Runs `body` with a connection, on its queue, once one is free; no thread waits meanwhile.
     func withLeasedConnection<Result>(_ body: (SQLiteConnection) async throws -> Result) async throws -> Result {
-        let slot = try await slots.borrow { slot, continuation in continuation.resume(returning: slot) }
+        let slot = try await slots.lease()
         defer { slots.giveBack(slot) }
         return try await withTaskExecutorPreference(slot.executor) {
             try await body(try connection(of: slot))
         }
-    }
-}
-
-/// Runs the jobs of the tasks that prefer it (`withTaskExecutorPreference`) on one serial queue: a
-/// transaction's body, and whatever nonisolated code it awaits, runs there, one connection's work on one
-/// thread at a time and never on the cooperative pool, which SQLite's blocking calls would starve.
-final class QueueExecutor: TaskExecutor {
-    private let queue: DispatchQueue
-
-    init(label: String) {
-        queue = DispatchQueue(label: label)
-    }
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        queue.async { [self] in job.runSynchronously(on: asUnownedTaskExecutor()) }
-    }
-
-    /// Runs `work` on the queue, after what is already there.
-    func run(_ work: @escaping @Sendable () -> Void) {
-        queue.async(execute: work)
     }
 }

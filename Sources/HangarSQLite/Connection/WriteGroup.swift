@@ -159,7 +159,7 @@ extension SerializedConnection {
         afterCommit: @escaping @Sendable (SQLiteConnection, WriteGroup) -> Void,
         _ body: (SQLiteConnection) async throws -> Member
     ) async throws -> Member {
-        let turn = try await lock.borrow(group: groupID) { turn, continuation in continuation.resume(returning: turn) }
+        let turn = try await lock.lease(group: groupID)
         return try await withTaskExecutorPreference(executor) {
             let ran: Result<Member, any Error>
             do {

@@ -110,19 +110,20 @@ extension SQLiteWriteTransaction {
 
 extension SQLiteReadTransaction {
     /// The indexes the catalog says are built for `collection`, by name, with their fingerprints.
-    func builtIndexes(in collection: String) throws(HangarError) -> [String: String] {
+    func builtIndexes(in collection: String) throws(HangarError) -> [ExactString: String] {
+        // The catalog's primary key is (collection, name), compared by bytes: one row a name.
         Dictionary(
-            uniqueKeysWithValues: try query(
-                SQLiteSQL.builtIndexes, [.text(collection)],
-                collection: collection
-            ) { ($0.text(at: 0), $0.text(at: 1)) })
+            try query(SQLiteSQL.builtIndexes, [.text(collection)], collection: collection) {
+                (ExactString($0.text(at: 0)), $0.text(at: 1))
+            },
+            uniquingKeysWith: { first, _ in first })
     }
 }
 
 extension SQLiteStore {
     /// Brings the indexes of every configured collection in line with their definitions (on open).
     func reconcileIndexes() throws(HangarError) {
-        let collections = configuration.collections.keys.sorted()
+        let collections = configuration.listedCollections
         let needed: Bool
         do {
             needed = try read { transaction in

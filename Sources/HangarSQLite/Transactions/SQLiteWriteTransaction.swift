@@ -66,24 +66,18 @@ public final class SQLiteWriteTransaction: SQLiteReadTransaction {
         return try apply(plan)?.revision ?? 0
     }
 
-    /// Applies a model save planned before the transaction (``SQLiteStore/save(_:key:in:expectedRevision:)``) from
-    /// a model of `format`, unless the stored document is a newer minor whose keys a model save keeps: then it
-    /// throws ``StoredNewerMinor``, having written nothing, and the save is to be made again from the model
-    /// (``save(_:key:in:expectedRevision:overwritingNewerMajor:)``).
-    func apply(planned plan: WritePlan, madeWith format: DocumentFormat) throws -> ResolvedWrite? {
+    /// Applies a single write planned before the transaction (``SQLiteStore/perform(_:inTransactionOtherwise:)``);
+    /// `nil`, having written nothing, for a model save that finds a stored newer minor whose keys it must keep.
+    func apply(_ single: SingleWrite) throws(HangarError) -> SingleWrite.Outcome? {
         checkValid()
+        let plan = single.plan
         let current = try currentRow(collection: plan.collection, key: plan.key)
-        guard !DocumentRules.keepsStoredKeys(storedVersion: current?.version, format: format) else {
-            throw StoredNewerMinor()
+        if let format = single.modelFormat,
+            DocumentRules.keepsStoredKeys(storedVersion: current?.version, format: format)
+        {
+            return nil
         }
-        return try apply(plan, current: current)
-    }
-
-    /// Applies an envelope save or a delete planned before the transaction
-    /// (``SQLiteStore/save(envelope:key:in:expectedRevision:)``, ``SQLiteStore/delete(key:in:expectedRevision:)``).
-    func apply(planned plan: WritePlan) throws(HangarError) -> ResolvedWrite? {
-        checkValid()
-        return try apply(plan)
+        return SingleWrite.Outcome(try apply(plan, current: current), of: plan)
     }
 
     // MARK: Deleting and restoring
@@ -271,7 +265,3 @@ public final class SQLiteWriteTransaction: SQLiteReadTransaction {
         try execute(SQLiteSQL.setPrunedThrough, [.integer(Int64(boundary))])
     }
 }
-
-/// A model save planned without the stored document found a newer minor stored, whose keys it must keep
-/// (``SQLiteWriteTransaction/apply(planned:madeWith:)``).
-struct StoredNewerMinor: Error {}

@@ -82,7 +82,7 @@ extension HangarStudio {
 
     /// The options the store was opened with for `collection` (names compared by their bytes).
     func options(of collection: String) -> CollectionOptions? {
-        store.configuration.collections.first { $0.key.hasSameBytes(as: collection) }?.value
+        store.configuration.collections[collection]
     }
 
     /// The engine, and on SQLite the file's path and the sizes of the file and its write-ahead log.

@@ -8,11 +8,11 @@ import HummingbirdTesting
 import PropertyList
 import Testing
 
-// The README's backend, kept compiling and correct here: between the markers the code is the README's, line for
-// line (the README's `Airfield` is the quick start's, declared in this file below the markers). Change both
-// together; `BackendReadmeTests` compares them.
+// The backend of the article "A backend in an afternoon", kept compiling and correct here: between the markers the
+// code is the article's, line for line (its `Airfield` is the README quick start's, declared in this file below the
+// markers). Change both together; `BackendArticleTests` compares them.
 
-// README backend: begin
+// Article backend: begin
 /// The airfields store over HTTP: `GET|HEAD|PUT|DELETE /airfields/{key}` with revisions as ETags, lists, history
 /// and restore, `/changes`, and Hangar Sync, each user seeing only the airfields they created.
 func airfieldsApplication(storePath: String, tokenKey: [UInt8], port: Int = 8080) throws
@@ -38,7 +38,7 @@ func airfieldsApplication(storePath: String, tokenKey: [UInt8], port: Int = 8080
         configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: port)),
         services: [StoreService(store: store)])  // closed after the server stops
 }
-// README backend: end
+// Article backend: end
 
 /// The quick start's airfield (README, `Tests/HangarTests/Examples/QuickStartTests.swift`).
 struct Airfield: VersionedDocument {
@@ -99,15 +99,19 @@ struct Airfield: VersionedDocument {
     }
 }
 
-/// The README shows the marked code of this file, line for line.
-@Suite struct BackendReadmeTests {
-    @Test func readmeShowsThisFilesBackend() throws {
-        let readme = String(
-            decoding: try #require(FileManager.default.contents(atPath: repositoryRoot + "/README.md")), as: UTF8.self)
+/// The article shows the marked code of this file, line for line.
+@Suite struct BackendArticleTests {
+    @Test func theArticleShowsThisFilesBackend() throws {
+        let article = String(
+            decoding: try #require(
+                FileManager.default.contents(
+                    atPath: repositoryRoot
+                        + "/Sources/HangarHummingbird/HangarHummingbird.docc/ABackendInAnAfternoon.md")),
+            as: UTF8.self)
         let source = String(decoding: try #require(FileManager.default.contents(atPath: #filePath)), as: UTF8.self)
-        let lower = try #require(source.range(of: "// README backend: begin\n")).upperBound
-        let upper = try #require(source.range(of: "// README backend: end", range: lower..<source.endIndex)).lowerBound
+        let lower = try #require(source.range(of: "// Article backend: begin\n")).upperBound
+        let upper = try #require(source.range(of: "// Article backend: end", range: lower..<source.endIndex)).lowerBound
         let code = source[lower..<upper].trimmingCharacters(in: .newlines)
-        #expect(readme.contains(code), "the README's backend differs from this file's")
+        #expect(article.contains(code), "the article's backend differs from this file's")
     }
 }

@@ -15,8 +15,22 @@ typealias GroupedWrite = @Sendable (SQLiteWriteTransaction) throws -> Void
 ///
 /// `whileLastRuns`, when given, is called while the last write's body is held, after every other write has
 /// run: what it sees is what a reader sees before the group commits.
+///
+/// The writes' tasks and the waits run on a queue of their own, not on the cooperative pool, which the other suites
+/// of a parallel `swift test` keep busy on two cores: forming the group depends on no free thread of that pool.
 func runInOneGroup(
     _ store: SQLiteStore, _ writes: [GroupedWrite], whileLastRuns: (@Sendable () async throws -> Void)? = nil
+) async throws -> [Result<Void, any Error>] {
+    try await withTaskExecutorPreference(groupFormerQueue) {
+        try await formGroup(store, writes, whileLastRuns: whileLastRuns)
+    }
+}
+
+/// Where ``runInOneGroup(_:_:whileLastRuns:)`` runs: threads of its own, however busy the cooperative pool is.
+let groupFormerQueue = QueueExecutor(label: "GroupFormer")
+
+private func formGroup(
+    _ store: SQLiteStore, _ writes: [GroupedWrite], whileLastRuns: (@Sendable () async throws -> Void)?
 ) async throws -> [Result<Void, any Error>] {
     precondition(writes.count >= 2, "a group needs two writes")
     let firstEntered = DispatchSemaphore(value: 0)
@@ -27,7 +41,7 @@ func runInOneGroup(
     var tasks: [Task<Void, any Error>] = []
     let first = writes[0]
     tasks.append(
-        Task {
+        Task(executorPreference: groupFormerQueue) {
             try await store.write { transaction in
                 defer {
                     firstEntered.signal()
@@ -40,7 +54,7 @@ func runInOneGroup(
     for (index, write) in writes.dropFirst().enumerated() {
         let isLast = index == writes.count - 2
         tasks.append(
-            Task {
+            Task(executorPreference: groupFormerQueue) {
                 try await store.write { transaction in
                     if isLast && holdsLast {
                         defer {

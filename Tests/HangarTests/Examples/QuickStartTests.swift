@@ -8,8 +8,9 @@ import Testing
 
 // The README's quick start, kept compiling and correct here. Between the markers the code is the README's,
 // line for line, except that `folder` is a temporary folder (the README sets it to
-// `SQLiteStore.defaultDirectory(application: "QuickStart")`), and the PostgreSQL part's `url` is the test server's
-// (the README sets it to an example URL). Change both together.
+// `SQLiteStore.defaultDirectory(application: "QuickStart")`); the PostgreSQL part is the Engines article's
+// (`Sources/Hangar/Hangar.docc/Engines.md`), but that its `url` is the test server's (the article sets it to an
+// example URL). Change both together.
 
 // README quick start: model
 /// An airfield, stored as a versioned document. Version 1 called the ICAO code `code`; version 2 calls it `icao`.
@@ -91,7 +92,7 @@ struct Airfield: VersionedDocument {
     }
 }
 
-/// The README's PostgreSQL quick start, run on the test server (`Scripts/with-postgres.sh swift test`; skipped,
+/// The quick start on PostgreSQL (the Engines article), run on the test server (`Scripts/with-postgres.sh swift test`; skipped,
 /// loudly, without one).
 @Suite(.enabled(if: TestPostgres.shouldRun)) struct QuickStartPostgresTests {
     @Test func theReadmePostgresQuickStartWorksAsWritten() async throws {
@@ -117,7 +118,8 @@ struct Airfield: VersionedDocument {
     }
 }
 
-/// The README shows the marked code of this file, line for line: an edit to one must be made to the other.
+/// The README (and the Engines article, for PostgreSQL) shows the marked code of this file, line for line: an edit
+/// to one must be made to the other.
 @Suite struct QuickStartReadmeTests {
     @Test func readmeShowsThisFilesCode() throws {
         let readme = String(
@@ -135,9 +137,13 @@ struct Airfield: VersionedDocument {
             section(
                 of: source, from: "        // README quick start: postgres\n",
                 to: "        // README quick start: end of postgres"))
+        let engines = String(
+            decoding: try #require(
+                FileManager.default.contents(atPath: repositoryRoot + "/Sources/Hangar/Hangar.docc/Engines.md")),
+            as: UTF8.self)
         #expect(
-            readme.contains(postgres.trimmingCharacters(in: .newlines)),
-            "the README's PostgreSQL part differs from this file's")
+            engines.contains(postgres.trimmingCharacters(in: .newlines)),
+            "the Engines article's PostgreSQL quick start differs from this file's")
     }
 
     /// `text` without the 8 spaces of indentation a test body adds.

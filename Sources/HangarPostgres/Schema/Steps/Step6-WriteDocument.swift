@@ -1,5 +1,6 @@
 extension PostgresStoreSQL.WriteStatements {
-    /// Schema step 6 (frozen once released): `write_document` again, the same answers for fewer statements a save.
+    /// Schema step 6 (frozen once released): `write_document` again, the same answers for fewer statements a save;
+    /// this is the `write_document` every store runs today (step 4's is replaced here).
     ///
     /// - A save no longer records the key's last revision in `key_revisions`: only a delete does (a stored document's
     ///   revision is its key's largest: history holds older ones, `key_revisions` a deleted one's), as on SQLite.
@@ -7,7 +8,7 @@ extension PostgresStoreSQL.WriteStatements {
     ///   for a key with no document.
     /// - The index catalog is read once (declared or not, built or not), not twice.
     /// - History is copied from the row already read, not read again.
-    static func writeDocumentLeanStep(_ s: String, lockSeed: Int64) -> [String] {
+    static func step6WriteDocument(_ s: String, lockSeed: Int64) -> [String] {
         let keyLock = "hashtextextended('key ' || p_collection || chr(1) || p_key, \(lockSeed))"
         let valueLock = """
             hashtextextended('index ' || p_collection || chr(1) || p_index_names[v_i] || chr(1)
@@ -131,7 +132,14 @@ extension PostgresStoreSQL.WriteStatements {
                 outcome := 'written';
             END
             $write$
+            """,
+            // The class-tag index holds only documents that have a class tag (a query by tag, `class_tag = $2`,
+            // still uses it).
+            "DROP INDEX \(s).documents_by_class_tag",
             """
+            CREATE INDEX documents_by_class_tag ON \(s).documents (collection, class_tag)
+                WHERE class_tag IS NOT NULL
+            """,
         ]
     }
 }

@@ -21,7 +21,8 @@ extension PostgresWriteTransaction {
     /// its revision, which only the statement knows, nor when the configuration turns it off
     /// (``PostgresStoreConfiguration/writesPlansInOneStatement``).
     var writesInOneStatement: Bool {
-        configuration.encryption == nil && store.postgresConfiguration.writesPlansInOneStatement
+        !writesStatementByStatement && configuration.encryption == nil
+            && store.postgresConfiguration.writesPlansInOneStatement
     }
 
     /// Writes `plan` in one statement, or hands the stored row back when a condition needs the rules; with

@@ -10,6 +10,9 @@ public final class PostgresWriteTransaction: PostgresReadTransaction, DocumentWr
     /// Per collection, the indexes built for it once this transaction has read the catalog; names compared by
     /// their bytes (two canonically equivalent collection names are two collections).
     var indexesBuiltByCollection: [ExactString: Set<ExactString>] = [:]
+    /// Set for the transaction of a single write whose statement handed it back (``PostgresStore/perform(_:inTransactionOtherwise:)``):
+    /// its write goes statement by statement, without calling `write_document` again.
+    var writesStatementByStatement = false
 
     // MARK: Saving
 
