@@ -12,7 +12,7 @@ import Testing
         var files: [String: [UInt8]] = [:]
         for path in try FileManager.default.subpathsOfDirectory(atPath: folder).sorted() {
             var isFolder: ObjCBool = false
-            FileManager.default.fileExists(atPath: folder + "/" + path, isDirectory: &isFolder)
+            _ = FileManager.default.fileExists(atPath: folder + "/" + path, isDirectory: &isFolder)
             if !isFolder.boolValue { files[path] = [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder + "/" + path))) }
         }
         return files
@@ -44,7 +44,7 @@ import Testing
 
     @Test func withoutAFreezeNothingIsWrittenAndTheCurrentVersionIsNotFrozen() throws {
         let folder = try Histories.folder()
-        let problems = Histories.problems { try Histories.history(V1_0.self, in: folder).verify(freezing: nil) }
+        let problems = Histories.problems { () throws(FormatCheckFailure) in try Histories.history(V1_0.self, in: folder).verify(freezing: nil) }
         Self.expect(problems, .notFrozen, version: "1.0", path: "1.0")
         #expect(problems.first { $0.rule == .notFrozen }?.message.contains("HANGAR_FREEZE=1 swift test") == true)
         #expect(try Self.snapshot(folder).isEmpty)
@@ -63,7 +63,7 @@ import Testing
     @Test func aBrokenStepIsAnExpectationChangedForEveryOlderFile() throws {
         let folder = try Histories.frozen1_1()
         try Histories.history(V2_0.self, in: folder).verify(freezing: .current)
-        let problems = Histories.problems { try Histories.history(V2_0Broken.self, in: folder).verify(freezing: nil) }
+        let problems = Histories.problems { () throws(FormatCheckFailure) in try Histories.history(V2_0Broken.self, in: folder).verify(freezing: nil) }
         Self.expect(problems, .expectationChanged, version: "1.0", path: "1.0/sample-1.plist")
         Self.expect(problems, .expectationChanged, version: "1.1", path: "1.1/sample-1.plist")
     }
@@ -76,21 +76,21 @@ import Testing
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         bytes[bytes.count / 2] ^= 0x01
         try Data(bytes).write(to: URL(fileURLWithPath: path))
-        let problems = Histories.problems { try Histories.history(V1_1.self, in: folder).verify(freezing: nil) }
+        let problems = Histories.problems { () throws(FormatCheckFailure) in try Histories.history(V1_1.self, in: folder).verify(freezing: nil) }
         Self.expect(problems, .frozenFileChanged, version: "1.0", path: "1.0/sample-1.plist")
     }
 
     @Test func aMissingFrozenFileIsFrozenFileMissing() throws {
         let folder = try Histories.frozen1_1()
         try FileManager.default.removeItem(atPath: folder + "/1.0/sample-1.xml")
-        let problems = Histories.problems { try Histories.history(V1_1.self, in: folder).verify(freezing: nil) }
+        let problems = Histories.problems { () throws(FormatCheckFailure) in try Histories.history(V1_1.self, in: folder).verify(freezing: nil) }
         Self.expect(problems, .frozenFileMissing, version: "1.0", path: "1.0/sample-1.xml")
     }
 
     @Test func aFileTheManifestDoesNotListIsFrozenFileChanged() throws {
         let folder = try Histories.frozen1_1()
         try Data([1, 2, 3]).write(to: URL(fileURLWithPath: folder + "/1.0/stray.plist"))
-        let problems = Histories.problems { try Histories.history(V1_1.self, in: folder).verify(freezing: nil) }
+        let problems = Histories.problems { () throws(FormatCheckFailure) in try Histories.history(V1_1.self, in: folder).verify(freezing: nil) }
         Self.expect(problems, .frozenFileChanged, version: "1.0", path: "1.0/stray.plist")
     }
 
@@ -102,7 +102,7 @@ import Testing
         var expected = try #require(try PropertyList(xml: [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))).dictionaryValue)
         expected["title"] = "Shopping"
         try Data(PropertyList.dictionary(expected).encoded(as: .xml)).write(to: URL(fileURLWithPath: path))
-        let problems = Histories.problems { try Histories.history(V1_1.self, in: folder).verify(freezing: nil) }
+        let problems = Histories.problems { () throws(FormatCheckFailure) in try Histories.history(V1_1.self, in: folder).verify(freezing: nil) }
         Self.expect(problems, .expectationChanged, version: "1.0", path: "expected/1.0/sample-1.xml")
         #expect(problems.contains { $0.message.hasPrefix(#"title: was "Shopping", is "Groceries""#) })
     }
@@ -110,7 +110,7 @@ import Testing
     @Test func aMissingExpectationIsExpectationMissing() throws {
         let folder = try Histories.frozen1_1()
         try FileManager.default.removeItem(atPath: folder + "/expected/1.0/sample-1.xml")
-        let problems = Histories.problems { try Histories.history(V1_1.self, in: folder).verify(freezing: nil) }
+        let problems = Histories.problems { () throws(FormatCheckFailure) in try Histories.history(V1_1.self, in: folder).verify(freezing: nil) }
         Self.expect(problems, .expectationMissing, version: "1.0", path: "expected/1.0/sample-1.xml")
         try Histories.history(V1_1.self, in: folder).verify(freezing: .expectations)
         try Histories.history(V1_1.self, in: folder).verify(freezing: nil)
@@ -121,7 +121,7 @@ import Testing
     @Test func anotherSampleAtAFrozenVersionIsWriterChanged() throws {
         let folder = try Histories.frozen1_1()
         let changed = Note<V1_1>(title: "Groceries", body: "milk", count: 2)
-        let problems = Histories.problems {
+        let problems = Histories.problems { () throws(FormatCheckFailure) in
             try Histories.history(V1_1.self, in: folder, samples: [changed]).verify(freezing: nil)
         }
         Self.expect(problems, .writerChanged, version: "1.1", path: "1.1/sample-1.plist")
@@ -131,7 +131,7 @@ import Testing
         let folder = try Histories.frozen1_1()
         let before = try Self.snapshot(folder)
         let changed = Note<V1_1>(title: "Groceries", body: "milk", count: 2)
-        let problems = Histories.problems {
+        let problems = Histories.problems { () throws(FormatCheckFailure) in
             try Histories.history(V1_1.self, in: folder, samples: [changed]).verify(freezing: .current)
         }
         Self.expect(problems, .frozenVersion, version: "1.1", path: "1.1/sample-1.plist")
@@ -141,7 +141,7 @@ import Testing
 
     @Test func aReaderAskingForAnotherShapeAtAFrozenVersionIsShapeChangedWithoutVersion() throws {
         let folder = try Histories.frozen1_1()
-        let problems = Histories.problems { try Histories.history(V1_1Requiring.self, in: folder).verify(freezing: nil) }
+        let problems = Histories.problems { () throws(FormatCheckFailure) in try Histories.history(V1_1Requiring.self, in: folder).verify(freezing: nil) }
         Self.expect(problems, .shapeChangedWithoutVersion, version: "1.1", path: "pinned")
     }
 
@@ -153,7 +153,7 @@ import Testing
     ) throws {
         let folder = try Histories.frozen1_1()
         let before = try Self.snapshot(folder)
-        let problems = Histories.problems {
+        let problems = Histories.problems { () throws(FormatCheckFailure) in
             try Histories.history(Spec.self, in: folder, registry: registry).verify(freezing: .current)
         }
         Self.expect(problems, rule, version: "1.2", path: path, sourceLocation: sourceLocation)
@@ -191,7 +191,7 @@ import Testing
 
     @Test func aDocumentThatDoesNotSurviveItsOwnSaveIsGeneratedDocumentFailedWithSeedAndShrunkXML() throws {
         let folder = try Histories.folder()
-        let problems = Histories.problems {
+        let problems = Histories.problems { () throws(FormatCheckFailure) in
             try Histories.history(V1_1Unstable.self, in: folder).verify(freezing: .current)
         }
         Self.expect(problems, .generatedDocumentFailed, version: "1.1", path: "-")
@@ -203,7 +203,7 @@ import Testing
 
     @Test func aSaveThatLosesANewerMinorsKeyIsUnknownKeyDropped() throws {
         let folder = try Histories.folder()
-        let problems = Histories.problems {
+        let problems = Histories.problems { () throws(FormatCheckFailure) in
             try Histories.history(V1_1Clobbering.self, in: folder).verify(freezing: .current)
         }
         Self.expect(problems, .unknownKeyDropped, version: "1.2", path: "hangarTestingNewerMinorKey")

@@ -46,9 +46,13 @@ extension FormatShape {
 
     /// What a minor (`new`, at `version`) breaks against the version of its major before it (`old`).
     /// `upgradeFills`: the format has a minor upgrade leading to `version`, which may fill in keys it requires.
+    ///
+    /// Only a shape a reader gave can break a rule: a key absent from some documents says nothing of a reader,
+    /// so a minor whose shape comes from its documents (frozen before the kit, or captured) is not judged.
     static func minorProblems(
         from old: FormatShape, oldVersion: String, to new: FormatShape, version: String, upgradeFills: Bool
     ) -> [FormatProblem] {
+        guard new.source == .reader else { return [] }
         let advice = "needs a new major and a migration"
         var problems: [FormatProblem] = []
         for path in old.sortedPaths {
