@@ -180,6 +180,8 @@ let package = Package(
             name: "HangarStudio",
             dependencies: [
                 "Hangar", "HangarSync", "HangarSQLite", "PropertyList", "HangarHummingbird",
+                // `hangar studio --formats DIR`: the Migration Kit's histories and census on the Overview.
+                "HangarTesting",
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Hummingbird"])),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,6 +1,6 @@
+import Foundation
 public import Hangar
 public import PropertyList
-import Foundation
 
 /// A document type's format history, frozen in a folder and checked against today's code in the app's tests.
 ///
@@ -136,7 +136,8 @@ public struct FormatHistory<Model: VersionedDocument & SendableMetatype> {
         }
         problems += FormatRules.betweenFrozenVersions(manifest)
         problems += checkExpectations(files, in: location)
-        problems += checkCurrent(today: today, manifest: manifest, files: files, reportAs: mode == .current ? .frozenVersion : nil)
+        problems += checkCurrent(
+            today: today, manifest: manifest, files: files, reportAs: mode == .current ? .frozenVersion : nil)
         problems += checkGenerated(manifest: manifest, files: files)
         problems += checkUnknownKeys(today: today)
         return problems

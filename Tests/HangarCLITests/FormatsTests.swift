@@ -29,8 +29,11 @@ import Testing
     ) {
         #expect(result.status == 1, sourceLocation: sourceLocation)
         let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
-        #expect(!lines.isEmpty && lines.allSatisfy { $0.hasPrefix(folder + ": ") }, "\(result.stdout)", sourceLocation: sourceLocation)
-        #expect(lines.contains { $0.hasPrefix(folder + ": " + prefix) }, "\(result.stdout)", sourceLocation: sourceLocation)
+        #expect(
+            !lines.isEmpty && lines.allSatisfy { $0.hasPrefix(folder + ": ") }, "\(result.stdout)",
+            sourceLocation: sourceLocation)
+        #expect(
+            lines.contains { $0.hasPrefix(folder + ": " + prefix) }, "\(result.stdout)", sourceLocation: sourceLocation)
     }
 
     @Test func theRepositorysFoldersAreOK() throws {
@@ -74,7 +77,8 @@ import Testing
             .replacingOccurrences(of: "<string>ada</string>", with: "<string>../../../etc/passwd</string>")
         try Data(text.utf8).write(to: URL(fileURLWithPath: folder + "/format.plist"))
         let result = try CLI.run(["formats", "check", folder])
-        Self.expectProblem(result, folder: folder, prefix: "MANIFEST_INVALID - format.plist: versions[0].documents[0].name: ")
+        Self.expectProblem(
+            result, folder: folder, prefix: "MANIFEST_INVALID - format.plist: versions[0].documents[0].name: ")
         #expect(result.stdout.contains("is not a plain file name inside the folder"))
     }
 
@@ -82,10 +86,12 @@ import Testing
         let (directory, folder) = try Self.copyOfPilots()
         defer { CLI.remove(directory) }
         try FileManager.default.removeItem(atPath: folder + "/2.0/ada.plist")
-        try FileManager.default.createSymbolicLink(atPath: folder + "/2.0/ada.plist", withDestinationPath: "/etc/passwd")
+        try FileManager.default.createSymbolicLink(
+            atPath: folder + "/2.0/ada.plist", withDestinationPath: "/etc/passwd")
         let result = try CLI.run(["formats", "check", folder])
         Self.expectProblem(
-            result, folder: folder, prefix: "FROZEN_FILE_CHANGED 2.0 2.0/ada.plist: is a symbolic link; a kit folder holds plain files")
+            result, folder: folder,
+            prefix: "FROZEN_FILE_CHANGED 2.0 2.0/ada.plist: is a symbolic link; a kit folder holds plain files")
     }
 
     @Test func aManifestNamingTooManyVersionsIsManifestInvalid() throws {
@@ -99,9 +105,12 @@ import Testing
         try Self.write(listed, to: directory + "/format.plist")
         var result = try CLI.run(["formats", "check", directory])
         Self.expectProblem(
-            result, folder: directory, prefix: "MANIFEST_INVALID - format.plist: versions: names 20000 versions; at most 10000")
+            result, folder: directory,
+            prefix: "MANIFEST_INVALID - format.plist: versions: names 20000 versions; at most 10000")
         // A binary manifest whose versions array claims 10^9 elements in a few bytes.
-        let small: PropertyList = ["kit": 1, "collection": "pilots", "versions": .array((1...20).map { .integer(.init($0)) })]
+        let small: PropertyList = [
+            "kit": 1, "collection": "pilots", "versions": .array((1...20).map { .integer(.init($0)) }),
+        ]
         var bytes = try small.encoded(as: .binary)
         let header: [UInt8] = [0xAF, 0x10, 0x14]
         let at = try #require((0...(bytes.count - 3)).first { Array(bytes[$0..<$0 + 3]) == header })
@@ -202,6 +211,8 @@ import Testing
         #expect(try CLI.run(["formats", "check", folder]).stdout == "\(folder): OK\n")
         result = try CLI.run(arguments)
         #expect(result.status == 1)
-        #expect(result.stderr == "\(folder)/1.1/ada-11.plist: exists: a frozen file is never replaced; give another --name\n")
+        #expect(
+            result.stderr
+                == "\(folder)/1.1/ada-11.plist: exists: a frozen file is never replaced; give another --name\n")
     }
 }

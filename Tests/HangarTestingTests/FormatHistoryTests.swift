@@ -13,7 +13,9 @@ import Testing
         for path in try FileManager.default.subpathsOfDirectory(atPath: folder).sorted() {
             var isFolder: ObjCBool = false
             _ = FileManager.default.fileExists(atPath: folder + "/" + path, isDirectory: &isFolder)
-            if !isFolder.boolValue { files[path] = [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder + "/" + path))) }
+            if !isFolder.boolValue {
+                files[path] = [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder + "/" + path)))
+            }
         }
         return files
     }
@@ -31,29 +33,33 @@ import Testing
     // MARK: A clean history, and freezing
 
     @Test func aCleanHistoryPassesAndFreezingTwiceWritesNothing() throws {
-        let folder = try Histories.frozen1_1()
+        let folder = try Histories.frozenThroughOneOne()
         try Histories.history(V1_1.self, in: folder).verify(freezing: nil)
         let before = try Self.snapshot(folder)
-        #expect(before.keys.sorted() == [
-            "1.0/sample-1.plist", "1.0/sample-1.xml", "1.1/sample-1.plist", "1.1/sample-1.xml",
-            "expected/1.0/sample-1.xml", "expected/1.1/sample-1.xml", "format.plist",
-        ])
+        #expect(
+            before.keys.sorted() == [
+                "1.0/sample-1.plist", "1.0/sample-1.xml", "1.1/sample-1.plist", "1.1/sample-1.xml",
+                "expected/1.0/sample-1.xml", "expected/1.1/sample-1.xml", "format.plist",
+            ])
         try Histories.history(V1_1.self, in: folder).verify(freezing: .current)
         #expect(try Self.snapshot(folder) == before)
     }
 
     @Test func withoutAFreezeNothingIsWrittenAndTheCurrentVersionIsNotFrozen() throws {
         let folder = try Histories.folder()
-        let problems = Histories.problems { () throws(FormatCheckFailure) in try Histories.history(V1_0.self, in: folder).verify(freezing: nil) }
+        let problems = Histories.problems { () throws(FormatCheckFailure) in
+            try Histories.history(V1_0.self, in: folder).verify(freezing: nil)
+        }
         Self.expect(problems, .notFrozen, version: "1.0", path: "1.0")
         #expect(problems.first { $0.rule == .notFrozen }?.message.contains("HANGAR_FREEZE=1 swift test") == true)
         #expect(try Self.snapshot(folder).isEmpty)
     }
 
     @Test func aNewMajorFreezesItsExpectationsOfEveryOlderFileTransitively() throws {
-        let folder = try Histories.frozen1_1()
+        let folder = try Histories.frozenThroughOneOne()
         try Histories.history(V2_0.self, in: folder).verify(freezing: .current)
-        let expected = try PropertyList(xml: [UInt8](Data(contentsOf: URL(fileURLWithPath: folder + "/expected/1.0/sample-1.xml"))))
+        let expected = try PropertyList(
+            xml: [UInt8](Data(contentsOf: URL(fileURLWithPath: folder + "/expected/1.0/sample-1.xml"))))
         #expect(expected["majorVersion"] == 2)
         #expect(expected["heading"] == "Groceries")
         #expect(expected["title"] == nil)
@@ -61,9 +67,11 @@ import Testing
     }
 
     @Test func aBrokenStepIsAnExpectationChangedForEveryOlderFile() throws {
-        let folder = try Histories.frozen1_1()
+        let folder = try Histories.frozenThroughOneOne()
         try Histories.history(V2_0.self, in: folder).verify(freezing: .current)
-        let problems = Histories.problems { () throws(FormatCheckFailure) in try Histories.history(V2_0Broken.self, in: folder).verify(freezing: nil) }
+        let problems = Histories.problems { () throws(FormatCheckFailure) in
+            try Histories.history(V2_0Broken.self, in: folder).verify(freezing: nil)
+        }
         Self.expect(problems, .expectationChanged, version: "1.0", path: "1.0/sample-1.plist")
         Self.expect(problems, .expectationChanged, version: "1.1", path: "1.1/sample-1.plist")
     }
@@ -71,46 +79,57 @@ import Testing
     // MARK: Frozen files never change
 
     @Test func anEditedFrozenFileIsFrozenFileChanged() throws {
-        let folder = try Histories.frozen1_1()
+        let folder = try Histories.frozenThroughOneOne()
         let path = folder + "/1.0/sample-1.plist"
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         bytes[bytes.count / 2] ^= 0x01
         try Data(bytes).write(to: URL(fileURLWithPath: path))
-        let problems = Histories.problems { () throws(FormatCheckFailure) in try Histories.history(V1_1.self, in: folder).verify(freezing: nil) }
+        let problems = Histories.problems { () throws(FormatCheckFailure) in
+            try Histories.history(V1_1.self, in: folder).verify(freezing: nil)
+        }
         Self.expect(problems, .frozenFileChanged, version: "1.0", path: "1.0/sample-1.plist")
     }
 
     @Test func aMissingFrozenFileIsFrozenFileMissing() throws {
-        let folder = try Histories.frozen1_1()
+        let folder = try Histories.frozenThroughOneOne()
         try FileManager.default.removeItem(atPath: folder + "/1.0/sample-1.xml")
-        let problems = Histories.problems { () throws(FormatCheckFailure) in try Histories.history(V1_1.self, in: folder).verify(freezing: nil) }
+        let problems = Histories.problems { () throws(FormatCheckFailure) in
+            try Histories.history(V1_1.self, in: folder).verify(freezing: nil)
+        }
         Self.expect(problems, .frozenFileMissing, version: "1.0", path: "1.0/sample-1.xml")
     }
 
     @Test func aFileTheManifestDoesNotListIsFrozenFileChanged() throws {
-        let folder = try Histories.frozen1_1()
+        let folder = try Histories.frozenThroughOneOne()
         try Data([1, 2, 3]).write(to: URL(fileURLWithPath: folder + "/1.0/stray.plist"))
-        let problems = Histories.problems { () throws(FormatCheckFailure) in try Histories.history(V1_1.self, in: folder).verify(freezing: nil) }
+        let problems = Histories.problems { () throws(FormatCheckFailure) in
+            try Histories.history(V1_1.self, in: folder).verify(freezing: nil)
+        }
         Self.expect(problems, .frozenFileChanged, version: "1.0", path: "1.0/stray.plist")
     }
 
     // MARK: Expectations
 
     @Test func aDifferentExpectationIsExpectationChangedNamingTheKeyPath() throws {
-        let folder = try Histories.frozen1_1()
+        let folder = try Histories.frozenThroughOneOne()
         let path = folder + "/expected/1.0/sample-1.xml"
-        var expected = try #require(try PropertyList(xml: [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))).dictionaryValue)
+        var expected = try #require(
+            try PropertyList(xml: [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))).dictionaryValue)
         expected["title"] = "Shopping"
         try Data(PropertyList.dictionary(expected).encoded(as: .xml)).write(to: URL(fileURLWithPath: path))
-        let problems = Histories.problems { () throws(FormatCheckFailure) in try Histories.history(V1_1.self, in: folder).verify(freezing: nil) }
+        let problems = Histories.problems { () throws(FormatCheckFailure) in
+            try Histories.history(V1_1.self, in: folder).verify(freezing: nil)
+        }
         Self.expect(problems, .expectationChanged, version: "1.0", path: "expected/1.0/sample-1.xml")
         #expect(problems.contains { $0.message.hasPrefix(#"title: was "Shopping", is "Groceries""#) })
     }
 
     @Test func aMissingExpectationIsExpectationMissing() throws {
-        let folder = try Histories.frozen1_1()
+        let folder = try Histories.frozenThroughOneOne()
         try FileManager.default.removeItem(atPath: folder + "/expected/1.0/sample-1.xml")
-        let problems = Histories.problems { () throws(FormatCheckFailure) in try Histories.history(V1_1.self, in: folder).verify(freezing: nil) }
+        let problems = Histories.problems { () throws(FormatCheckFailure) in
+            try Histories.history(V1_1.self, in: folder).verify(freezing: nil)
+        }
         Self.expect(problems, .expectationMissing, version: "1.0", path: "expected/1.0/sample-1.xml")
         try Histories.history(V1_1.self, in: folder).verify(freezing: .expectations)
         try Histories.history(V1_1.self, in: folder).verify(freezing: nil)
@@ -119,7 +138,7 @@ import Testing
     // MARK: Writer and shape
 
     @Test func anotherSampleAtAFrozenVersionIsWriterChanged() throws {
-        let folder = try Histories.frozen1_1()
+        let folder = try Histories.frozenThroughOneOne()
         let changed = Note<V1_1>(title: "Groceries", body: "milk", count: 2)
         let problems = Histories.problems { () throws(FormatCheckFailure) in
             try Histories.history(V1_1.self, in: folder, samples: [changed]).verify(freezing: nil)
@@ -128,7 +147,7 @@ import Testing
     }
 
     @Test func aFreezeOverAFrozenVersionIsFrozenVersionAndWritesNothing() throws {
-        let folder = try Histories.frozen1_1()
+        let folder = try Histories.frozenThroughOneOne()
         let before = try Self.snapshot(folder)
         let changed = Note<V1_1>(title: "Groceries", body: "milk", count: 2)
         let problems = Histories.problems { () throws(FormatCheckFailure) in
@@ -140,8 +159,10 @@ import Testing
     }
 
     @Test func aReaderAskingForAnotherShapeAtAFrozenVersionIsShapeChangedWithoutVersion() throws {
-        let folder = try Histories.frozen1_1()
-        let problems = Histories.problems { () throws(FormatCheckFailure) in try Histories.history(V1_1Requiring.self, in: folder).verify(freezing: nil) }
+        let folder = try Histories.frozenThroughOneOne()
+        let problems = Histories.problems { () throws(FormatCheckFailure) in
+            try Histories.history(V1_1Requiring.self, in: folder).verify(freezing: nil)
+        }
         Self.expect(problems, .shapeChangedWithoutVersion, version: "1.1", path: "pinned")
     }
 
@@ -151,7 +172,7 @@ import Testing
         _: Spec.Type, registry: ClassRegistry = .notes, _ rule: FormatRule, path: String,
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
-        let folder = try Histories.frozen1_1()
+        let folder = try Histories.frozenThroughOneOne()
         let before = try Self.snapshot(folder)
         let problems = Histories.problems { () throws(FormatCheckFailure) in
             try Histories.history(Spec.self, in: folder, registry: registry).verify(freezing: .current)
@@ -181,7 +202,7 @@ import Testing
     }
 
     @Test func aFreezeThatBreaksNothingFreezesTheMinor() throws {
-        let folder = try Histories.frozen1_1()
+        let folder = try Histories.frozenThroughOneOne()
         try Histories.history(V1_2.self, in: folder).verify(freezing: .current)
         #expect(FileManager.default.fileExists(atPath: folder + "/1.2/sample-1.plist"))
         try Histories.history(V1_2.self, in: folder).verify(freezing: nil)
@@ -210,7 +231,7 @@ import Testing
     }
 
     @Test func theFailureDescribesOneProblemPerLineByRule() throws {
-        let folder = try Histories.frozen1_1()
+        let folder = try Histories.frozenThroughOneOne()
         try FileManager.default.removeItem(atPath: folder + "/1.0/sample-1.xml")
         try FileManager.default.removeItem(atPath: folder + "/expected/1.1/sample-1.xml")
         do {
@@ -219,8 +240,27 @@ import Testing
         } catch {
             let lines = error.description.split(separator: "\n").map(String.init)
             #expect(lines.count == error.problems.count)
-            #expect(lines.contains("FROZEN_FILE_MISSING 1.0 1.0/sample-1.xml: the manifest lists it, the folder does not hold it: restore it from version control"))
+            #expect(
+                lines.contains(
+                    "FROZEN_FILE_MISSING 1.0 1.0/sample-1.xml: the manifest lists it, the folder does not hold it: restore it from version control"
+                ))
             #expect(lines.contains { $0.hasPrefix("EXPECTATION_MISSING 1.1 expected/1.1/sample-1.xml: ") })
         }
+    }
+}
+
+/// The speed figure of the issue: verify() of a 4-version history with 1,000 generated documents per version,
+/// measured and printed (a debug build is what `swift test` runs), never asserted.
+@Suite struct FormatHistoryMeasurement {
+    @Test func aFourVersionHistoryWithAThousandGeneratedDocumentsPerVersion() throws {
+        let folder = try Histories.folder()
+        try Histories.history(V1_0.self, in: folder).verify(freezing: .current)
+        try Histories.history(V1_1.self, in: folder).verify(freezing: .current)
+        try Histories.history(V1_2.self, in: folder).verify(freezing: .current)
+        try Histories.history(V2_0.self, in: folder).verify(freezing: .current)
+        let history = Histories.history(V2_0.self, in: folder, generated: 1_000)
+        let clock = ContinuousClock()
+        let elapsed = try clock.measure { try history.verify(freezing: nil) }
+        print("measurement: verify() of a 4-version history, 1,000 generated documents per version: \(elapsed)")
     }
 }

@@ -114,7 +114,9 @@ struct Note<Spec: NoteSpec>: VersionedDocument, Sendable {
     var count: Int?
     var attachments: [Attachment]
 
-    init(title: String, body: PropertyList? = nil, pinned: Bool? = nil, count: Int? = nil, attachments: [Attachment] = []) {
+    init(
+        title: String, body: PropertyList? = nil, pinned: Bool? = nil, count: Int? = nil, attachments: [Attachment] = []
+    ) {
         self.title = title
         self.body = body
         self.pinned = pinned
@@ -126,7 +128,8 @@ struct Note<Spec: NoteSpec>: VersionedDocument, Sendable {
         let reader = try DictionaryReader(propertyList)
         title = try reader.read(Spec.titleKey)
         if Spec.readsBody {
-            body = try Spec.bodyIsInteger
+            body =
+                try Spec.bodyIsInteger
                 ? reader.readIfPresent("body", as: Int.self).map { .integer(.init($0)) }
                 : reader.readIfPresent("body", as: String.self).map(PropertyList.string)
         }
@@ -154,7 +157,9 @@ struct Note<Spec: NoteSpec>: VersionedDocument, Sendable {
     static var groceries: Note {
         Note(
             title: "Groceries", body: "milk, eggs", pinned: Spec.pinnedRequired == nil ? nil : true, count: 2,
-            attachments: [ImageAttachment(name: "list.png", width: 640), LinkAttachment(name: "shop", url: "https://example.org")])
+            attachments: [
+                ImageAttachment(name: "list.png", width: 640), LinkAttachment(name: "shop", url: "https://example.org"),
+            ])
     }
 }
 
@@ -234,7 +239,7 @@ enum Histories {
     }
 
     /// A folder holding 1.0 and 1.1, frozen.
-    static func frozen1_1() throws -> String {
+    static func frozenThroughOneOne() throws -> String {
         let folder = try folder()
         try history(V1_0.self, in: folder).verify(freezing: .current)
         try history(V1_1.self, in: folder).verify(freezing: .current)

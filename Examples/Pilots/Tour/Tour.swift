@@ -111,7 +111,8 @@ struct Tour<S: DocumentStore> {
         }
         print(
             "  To freeze a new version: bump Pilot.format (a migration step for a new major), then "
-                + "`HANGAR_FREEZE=1 swift test` writes Migrations/Pilots/M.m/ (the Migration Kit, `import HangarTesting`)")
+                + "`HANGAR_FREEZE=1 swift test` writes Migrations/Pilots/M.m/ (the Migration Kit, `import HangarTesting`)"
+        )
 
         // The archive starts empty on every run: an older file never overwrites the newer data of a last run.
         try await store.write { transaction in

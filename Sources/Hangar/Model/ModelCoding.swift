@@ -34,7 +34,9 @@ enum ModelCoding {
         if T.self == PropertyList.self { trace.tookWhole(value) }
         guard T.self is AnyObject.Type else { return try T(propertyList: value) }
         trace.polymorphic(allowedTags: ClassRegistry.current.allowedTags(for: T.self), found: value)
-        guard case .dictionary(let entries) = value, let tag = entries[classKey] else { return try T(propertyList: value) }
+        guard case .dictionary(let entries) = value, let tag = entries[classKey] else {
+            return try T(propertyList: value)
+        }
         guard case .string(let tag) = tag else {
             throw HangarError.typeMismatch(expected: "string", found: tag, at: ModelPath.root.appending(key: classKey))
         }

@@ -57,7 +57,8 @@ public final class ModelReadTrace: Sendable {
     }
 
     /// Runs `body` with `steps` appended to the path of the reads it makes.
-    func within<Result, Failure: Error>(_ steps: [Step], _ body: () throws(Failure) -> Result) throws(Failure) -> Result {
+    func within<Result, Failure: Error>(_ steps: [Step], _ body: () throws(Failure) -> Result) throws(Failure) -> Result
+    {
         state.withLock { $0.stack.append(contentsOf: steps) }
         defer { state.withLock { $0.stack.removeLast(steps.count) } }
         return try body()
@@ -99,7 +100,8 @@ public final class ModelReadTrace: Sendable {
         state.withLock { state in
             state.reads.append(
                 ModelRead(
-                    path: state.stack + Self.steps(path), isRequired: true, expectedKinds: nil, foundKind: value.kindName, isRaw: true,
+                    path: state.stack + Self.steps(path), isRequired: true, expectedKinds: nil,
+                    foundKind: value.kindName, isRaw: true,
                     allowedTags: nil))
         }
     }

@@ -15,7 +15,9 @@ extension FormatHistory {
     }
 
     /// What each frozen document loads as today, through a real store: the envelope today's code writes for it.
-    func loadedToday(_ files: FrozenFiles) -> [(document: FrozenFiles.Document, result: Result<PropertyList, HangarError>)] {
+    func loadedToday(_ files: FrozenFiles) -> [(
+        document: FrozenFiles.Document, result: Result<PropertyList, HangarError>
+    )] {
         let store: SQLiteStore
         do {
             store = try makeStore()
@@ -69,7 +71,8 @@ extension FormatHistory {
                 continue
             case .bytes(let bytes):
                 guard let value = try? PropertyList(xml: bytes) else {
-                    problems.append(FormatProblem(.expectationChanged, version: version, path: path, "is not an XML property list"))
+                    problems.append(
+                        FormatProblem(.expectationChanged, version: version, path: path, "is not an XML property list"))
                     continue
                 }
                 expected = value
@@ -93,7 +96,8 @@ extension FormatHistory {
             do {
                 try location.write(today.encoded(as: .xml), to: path)
             } catch {
-                problems.append(FormatProblem(.expectationMissing, version: "\(document.version)", path: path, "\(error)"))
+                problems.append(
+                    FormatProblem(.expectationMissing, version: "\(document.version)", path: path, "\(error)"))
             }
         }
         return problems
@@ -119,9 +123,11 @@ extension FormatHistory {
         for (sample, document) in zip(today.documents, documents) {
             let path = FormatFolder.plistPath(current, document.name)
             if let difference = ValueDifference.all(from: document.value, to: sample.envelope).first {
-                problems.append(FormatProblem(rule ?? .writerChanged, version: "\(current)", path: path, "\(difference): \(bump)"))
+                problems.append(
+                    FormatProblem(rule ?? .writerChanged, version: "\(current)", path: path, "\(difference): \(bump)"))
             } else if frozen.isHangarWritten, sample.binary != document.bytes {
-                let offset = zip(sample.binary, document.bytes).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+                let offset =
+                    zip(sample.binary, document.bytes).enumerated().first { $0.element.0 != $0.element.1 }?.offset
                     ?? min(sample.binary.count, document.bytes.count)
                 problems.append(
                     FormatProblem(

@@ -36,7 +36,8 @@ extension FormatHistory {
         do {
             try write(history, today: today, samples: freezesSamples, in: location)
         } catch {
-            let problem = FormatProblem(.frozenVersion, version: "\(current)", path: "\(current)", "could not write: \(error)")
+            let problem = FormatProblem(
+                .frozenVersion, version: "\(current)", path: "\(current)", "could not write: \(error)")
             return ([problem], true)
         }
         return ([], true)
@@ -45,7 +46,8 @@ extension FormatHistory {
     private func frozenVersion(today: TodaysDocuments, steps: [String]) -> FrozenVersion {
         let documents = today.documents.enumerated().map { index, document in
             FrozenDocument(
-                name: "sample-\(index + 1)", plistSHA256: SHA256.hex(document.binary), xmlSHA256: SHA256.hex(document.xml))
+                name: "sample-\(index + 1)", plistSHA256: SHA256.hex(document.binary),
+                xmlSHA256: SHA256.hex(document.xml))
         }
         return FrozenVersion(
             version: Model.format.current, oldestReadableMajor: Model.format.oldestReadableMajor, steps: steps,
@@ -103,7 +105,8 @@ extension FormatHistory {
                 }
                 guard case .bytes(let twin) = location.read(twinPath) else { continue }
                 sameBytes = sameBytes && index < today.documents.count && today.documents[index].binary == bytes
-                documents.append(FrozenDocument(name: name, plistSHA256: SHA256.hex(bytes), xmlSHA256: SHA256.hex(twin)))
+                documents.append(
+                    FrozenDocument(name: name, plistSHA256: SHA256.hex(bytes), xmlSHA256: SHA256.hex(twin)))
                 contents.append(value)
             }
             guard !documents.isEmpty else { continue }

@@ -21,7 +21,8 @@ struct TodaysDocuments: Sendable {
             let content = registry.encode(sample).dictionaryValue ?? [:]
             let envelope = Model.format.seal(content)
             documents.append(
-                Document(envelope: envelope, binary: try envelope.encoded(as: .binary), xml: try envelope.encoded(as: .xml)))
+                Document(
+                    envelope: envelope, binary: try envelope.encoded(as: .binary), xml: try envelope.encoded(as: .xml)))
             // The shape is what the reader asks for reading the sample back, as a load would (after `open`).
             let opened = try Model.format.open(envelope)
             let traced = try ModelReadTrace.recording { () throws(HangarError) in
@@ -58,7 +59,8 @@ extension FormatFolder {
         var files = FrozenFiles()
         for frozen in manifest.versions {
             let version = frozen.version
-            let listed = Set(frozen.documents.flatMap { [ExactString($0.name + ".plist"), ExactString($0.name + ".xml")] })
+            let listed = Set(
+                frozen.documents.flatMap { [ExactString($0.name + ".plist"), ExactString($0.name + ".xml")] })
             for name in entries(of: version) where !listed.contains(ExactString(name)) {
                 files.problems.append(
                     FormatProblem(
@@ -92,7 +94,9 @@ extension FormatFolder {
         guard let plist else { return nil }
         let value: PropertyList
         do {
-            guard plist.starts(with: Array("bplist00".utf8)) else { throw ManifestError("is not a binary property list") }
+            guard plist.starts(with: Array("bplist00".utf8)) else {
+                throw ManifestError("is not a binary property list")
+            }
             value = try PropertyList(binary: plist)
         } catch {
             problems.append(FormatProblem(.manifestInvalid, version: "\(version)", path: plistPath, "\(error)"))
@@ -151,7 +155,8 @@ enum FormatRules {
     /// The minor rules between consecutive frozen versions of each major.
     static func betweenFrozenVersions(_ manifest: FormatManifest) -> [FormatProblem] {
         var problems: [FormatProblem] = []
-        for (old, new) in zip(manifest.versions, manifest.versions.dropFirst()) where old.version.major == new.version.major {
+        for (old, new) in zip(manifest.versions, manifest.versions.dropFirst())
+        where old.version.major == new.version.major {
             problems += FormatShape.minorProblems(
                 from: old.shape, oldVersion: "\(old.version)", to: new.shape, version: "\(new.version)",
                 upgradeFills: !new.steps.isEmpty)

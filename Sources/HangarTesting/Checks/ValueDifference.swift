@@ -63,7 +63,9 @@ struct ValueDifference: Sendable, CustomStringConvertible {
     static func show(_ value: PropertyList) -> String {
         switch value {
         case .string(let text):
-            let shown = text.unicodeScalars.count > 60 ? String(String.UnicodeScalarView(text.unicodeScalars.prefix(60))) + "…" : text
+            let shown =
+                text.unicodeScalars.count > 60
+                ? String(String.UnicodeScalarView(text.unicodeScalars.prefix(60))) + "…" : text
             return shown.debugDescription
         case .integer(let integer): return "\(integer)"
         case .real(let real): return "real \(real)"

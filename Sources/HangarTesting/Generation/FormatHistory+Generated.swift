@@ -77,7 +77,8 @@ extension FormatHistory {
             var fieldsPath = path
             if case .string(let tag)? = fields["class"] { fieldsPath.append(.tag(ExactString(tag))) }
             for (key, field) in fields where !(path.isEmpty && Shrinker.isVersionKey(key)) {
-                fields[key] = substitute(field, path: fieldsPath + [.key(ExactString(key))], generator: generator, &random)
+                fields[key] = substitute(
+                    field, path: fieldsPath + [.key(ExactString(key))], generator: generator, &random)
             }
             return .dictionary(fields)
         default:
@@ -85,7 +86,9 @@ extension FormatHistory {
         }
     }
 
-    private func failure(shrinking envelope: PropertyList, version: DocumentVersion, refusalFails: Bool) -> FormatProblem {
+    private func failure(shrinking envelope: PropertyList, version: DocumentVersion, refusalFails: Bool)
+        -> FormatProblem
+    {
         let fails: (PropertyList) -> String? = { candidate in
             switch roundTrip(candidate) {
             case .loaded: return nil
@@ -109,7 +112,8 @@ extension FormatHistory {
 /// Shrinks a failing value: removes keys and elements, empties strings, zeroes numbers, while it still fails.
 enum Shrinker {
     /// The smallest value found from `value` for which `fails` holds, trying at most `budget` candidates.
-    static func shrink(_ value: PropertyList, budget: Int = 2_000, while fails: (PropertyList) -> Bool) -> PropertyList {
+    static func shrink(_ value: PropertyList, budget: Int = 2_000, while fails: (PropertyList) -> Bool) -> PropertyList
+    {
         var best = value
         var tried = 0
         var improved = true
@@ -169,7 +173,8 @@ enum Shrinker {
             }
             return candidates
         case .string(let text): return text.isEmpty ? [] : [.string("")]
-        case .integer(let integer): return integer == PropertyList.Integer(0 as Int64) ? [] : [.integer(PropertyList.Integer(0 as Int64))]
+        case .integer(let integer):
+            return integer == PropertyList.Integer(0 as Int64) ? [] : [.integer(PropertyList.Integer(0 as Int64))]
         case .real(let real): return real == 0 && real.sign == .plus ? [] : [.real(0)]
         case .date(let seconds): return seconds == 0 ? [] : [.date(0)]
         case .data(let bytes): return bytes.isEmpty ? [] : [.data([])]

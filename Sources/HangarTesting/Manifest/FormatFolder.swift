@@ -86,7 +86,8 @@ struct FormatFolder: Sendable {
             switch FormatManifest.parse(bytes) {
             case .success(let manifest): return .manifest(manifest)
             case .failure(let error):
-                return .invalid(FormatProblem(.manifestInvalid, version: "-", path: FormatManifest.fileName, error.reason))
+                return .invalid(
+                    FormatProblem(.manifestInvalid, version: "-", path: FormatManifest.fileName, error.reason))
             }
         }
     }

@@ -83,7 +83,10 @@ extension FrozenVersion {
             })
         entry["documents"] = .array(
             documents.map { document in
-                ["name": .string(document.name), "plist": .string(document.plistSHA256), "xml": .string(document.xmlSHA256)]
+                [
+                    "name": .string(document.name), "plist": .string(document.plistSHA256),
+                    "xml": .string(document.xmlSHA256),
+                ]
             })
         return .dictionary(entry)
     }
@@ -95,7 +98,8 @@ extension FrozenVersion {
         fields["presence"] = .string(entry.presence.rawValue)
         if let tags = entry.tags {
             fields["tags"] = .dictionary(
-                PropertyList.Dictionary(uniqueKeysWithValues: tags.map { ($0.key.string, PropertyList.string($0.value.string)) }))
+                PropertyList.Dictionary(
+                    uniqueKeysWithValues: tags.map { ($0.key.string, PropertyList.string($0.value.string)) }))
         }
         return .dictionary(fields)
     }
@@ -106,7 +110,9 @@ extension FrozenVersion {
 extension FormatManifest {
     /// The manifest `bytes` hold, or the reason they are not one.
     static func parse(_ bytes: [UInt8]) -> Result<FormatManifest, ManifestError> {
-        guard bytes.count <= maxBytes else { return .failure(ManifestError("is \(bytes.count) bytes; at most \(maxBytes)")) }
+        guard bytes.count <= maxBytes else {
+            return .failure(ManifestError("is \(bytes.count) bytes; at most \(maxBytes)"))
+        }
         let value: PropertyList
         do {
             value = try PropertyList.decode(
@@ -123,7 +129,9 @@ extension FormatManifest {
     }
 
     private static func manifest(from value: PropertyList) throws(ManifestError) -> FormatManifest {
-        guard case .dictionary(let fields) = value else { throw ManifestError("is \(value.kindName), not a dictionary") }
+        guard case .dictionary(let fields) = value else {
+            throw ManifestError("is \(value.kindName), not a dictionary")
+        }
         guard fields["kit"]?.integerValue?.exactly(Int.self) == kitFormat else {
             throw ManifestError("kit: expected \(kitFormat), the manifest format this kit reads")
         }

@@ -29,7 +29,9 @@ enum SHA256 {
         message.append(0x80)
         while message.count % 64 != 56 { message.append(0) }
         let bitCount = UInt64(bytes.count) &* 8
-        for shift in stride(from: 56, through: 0, by: -8) { message.append(UInt8(truncatingIfNeeded: bitCount >> shift)) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            message.append(UInt8(truncatingIfNeeded: bitCount >> shift))
+        }
         var schedule = [UInt32](repeating: 0, count: 64)
         for block in stride(from: 0, to: message.count, by: 64) {
             for index in 0..<16 {
@@ -39,7 +41,8 @@ enum SHA256 {
                     | UInt32(message[start + 3])
             }
             for index in 16..<64 {
-                let s0 = rotate(schedule[index - 15], 7) ^ rotate(schedule[index - 15], 18) ^ (schedule[index - 15] >> 3)
+                let s0 =
+                    rotate(schedule[index - 15], 7) ^ rotate(schedule[index - 15], 18) ^ (schedule[index - 15] >> 3)
                 let s1 = rotate(schedule[index - 2], 17) ^ rotate(schedule[index - 2], 19) ^ (schedule[index - 2] >> 10)
                 schedule[index] = schedule[index - 16] &+ s0 &+ schedule[index - 7] &+ s1
             }

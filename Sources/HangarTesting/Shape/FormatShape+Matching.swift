@@ -24,7 +24,9 @@ extension FormatShape {
             return elements.allSatisfy { matches($0, at: path + [.element]) }
         case .dictionary(let fields):
             var fieldsPath = path
-            if case .string(let tag)? = fields["class"], entries[path]?.tags != nil { fieldsPath.append(.tag(ExactString(tag))) }
+            if case .string(let tag)? = fields["class"], entries[path]?.tags != nil {
+                fieldsPath.append(.tag(ExactString(tag)))
+            }
             let isMap = entries[fieldsPath + [.anyKey]] != nil
             for child in children(of: fieldsPath) {
                 guard case .key(let key) = child.last, entries[child]?.presence == .required else { continue }

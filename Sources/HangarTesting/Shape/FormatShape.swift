@@ -154,9 +154,12 @@ struct FormatShape: Sendable, Hashable {
 
     /// A key written as it is in a rendered path: ASCII letters, digits and `_`, not starting with a digit.
     private static func isPlainName(_ name: String) -> Bool {
-        guard let first = name.utf8.first, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else { return false }
+        guard let first = name.utf8.first, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else {
+            return false
+        }
         return name.utf8.allSatisfy { byte in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
                 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")
         }
     }
@@ -220,7 +223,9 @@ struct FormatShape: Sendable, Hashable {
             let isMap = entries[fieldsPath + [.anyKey]] != nil
             for (key, field) in fields {
                 if fieldsPath.count > path.count, key.hasSameBytes(as: "class") { continue }
-                if path.isEmpty, key.hasSameBytes(as: DocumentFormat.majorKey) || key.hasSameBytes(as: DocumentFormat.minorKey) {
+                if path.isEmpty,
+                    key.hasSameBytes(as: DocumentFormat.majorKey) || key.hasSameBytes(as: DocumentFormat.minorKey)
+                {
                     continue
                 }
                 addObserved(field, at: fieldsPath + [isMap ? .anyKey : .key(ExactString(key))])

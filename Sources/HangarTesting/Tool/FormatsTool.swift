@@ -40,11 +40,25 @@ package enum FormatsTool {
                 case .manifest(let manifest):
                     let collection = ExactString(manifest.collection)
                     guard manifests[collection] == nil else {
-                        throw Failure(path: folder, reason: "a second history of collection \(manifest.collection.debugDescription)")
+                        throw Failure(
+                            path: folder,
+                            reason: "a second history of collection \(manifest.collection.debugDescription)")
                     }
                     manifests[collection] = manifest
                 }
             }
+        }
+
+        /// The collections the manifests name, sorted by their bytes.
+        package var collections: [String] { manifests.keys.sorted().map(\.string) }
+
+        /// The frozen versions of `collection`'s history (oldest first), its current version and its oldest
+        /// readable major; `nil` when no manifest names it.
+        package func history(of collection: String) -> (frozen: [DocumentVersion], oldestReadableMajor: Int)? {
+            guard let manifest = manifests[ExactString(collection)], let last = manifest.versions.last else {
+                return nil
+            }
+            return (manifest.versions.map(\.version), last.oldestReadableMajor)
         }
 
         /// `current`, `frozen`, `unknown`, `newer`, `too-old`, or `-` when no manifest names `collection`.
@@ -60,7 +74,9 @@ package enum FormatsTool {
         }
 
         /// Whether `envelope` matches the frozen shape of `version`; `nil` when that version is not frozen.
-        package func matchesFrozenShape(_ envelope: PropertyList, version: DocumentVersion, in collection: String) -> Bool? {
+        package func matchesFrozenShape(_ envelope: PropertyList, version: DocumentVersion, in collection: String)
+            -> Bool?
+        {
             guard let frozen = manifests[ExactString(collection)]?.frozen(version) else { return nil }
             return frozen.shape.matches(envelope)
         }
@@ -101,7 +117,8 @@ package enum FormatsTool {
         let twinPath = FormatFolder.twinPath(version, name)
         for path in [plistPath, twinPath] {
             if case .missing = location.read(path) { continue }
-            throw Failure(path: location.absolute(path), reason: "exists: a frozen file is never replaced; give another --name")
+            throw Failure(
+                path: location.absolute(path), reason: "exists: a frozen file is never replaced; give another --name")
         }
         let captured = patterns.isEmpty ? envelope : Redaction.apply(patterns, to: envelope)
         let binary: [UInt8]
@@ -114,7 +131,9 @@ package enum FormatsTool {
         } catch {
             throw Failure(path: name, reason: "\(error)")
         }
-        manifest.add(FrozenDocument(name: name, plistSHA256: SHA256.hex(binary), xmlSHA256: SHA256.hex(xml)), at: version, content: captured)
+        manifest.add(
+            FrozenDocument(name: name, plistSHA256: SHA256.hex(binary), xmlSHA256: SHA256.hex(xml)), at: version,
+            content: captured)
         do {
             try location.write(binary, to: plistPath)
             try location.write(xml, to: twinPath)
@@ -163,7 +182,8 @@ enum Redaction {
             for (key, field) in fields {
                 let keepsTag = key.hasSameBytes(as: "class") && fieldsPath.count > path.count
                 guard !keepsTag else { continue }
-                fields[key] = walk(field, path: fieldsPath + [.key(ExactString(key))], patterns: patterns, redacting: redacting)
+                fields[key] = walk(
+                    field, path: fieldsPath + [.key(ExactString(key))], patterns: patterns, redacting: redacting)
             }
             return .dictionary(fields)
         default:

@@ -56,7 +56,8 @@ struct FormatsCensus: AsyncParsableCommand {
             """)
 
     @OptionGroup var store: StoreOption
-    @Option(name: .customLong("formats"), help: "A kit folder to count against (repeatable).") var folders: [String] = []
+    @Option(name: .customLong("formats"), help: "A kit folder to count against (repeatable).") var folders: [String] =
+        []
 
     func run() async throws {
         let census: FormatsTool.Census
@@ -82,7 +83,9 @@ struct FormatsCensus: AsyncParsableCommand {
                     let keys = try await transaction.keys(in: collection, order: .ascending, limit: 500, offset: offset)
                     var found: [StoredDocument] = []
                     for key in keys {
-                        if let document = try await transaction.document(in: collection, key: key) { found.append(document) }
+                        if let document = try await transaction.document(in: collection, key: key) {
+                            found.append(document)
+                        }
                     }
                     return (keys.count, found)
                 }
