@@ -184,3 +184,5 @@ public struct FormatValues: Sendable {
         }
     }
 }
+
+extension FormatHistory: Sendable where Model: Sendable {}

@@ -21,6 +21,9 @@ public struct DictionaryReader: Sendable {
     private let storage: Storage
     /// Where this dictionary sits in the value being read.
     public let path: ModelPath
+    /// While a ``ModelReadTrace`` records: where a dictionary the model took whole sits, when a reader is made
+    /// over it later (`DictionaryReader(row)` for each row of a `[PropertyList]`).
+    private var tracedBase: [ModelReadTrace.Step]?
 
     /// The dictionary's entries, as read. A reader over stored bytes decodes them all when asked.
     public var entries: PropertyList.Dictionary {
@@ -29,13 +32,14 @@ public struct DictionaryReader: Sendable {
         case .tree(let tree): entries = tree
         case .lazy(let value): entries = (try? value.materialized())?.dictionaryValue ?? [:]
         }
-        ModelReadTrace.recorder?.tookWhole(.dictionary(entries), at: path)
+        ModelReadTrace.recorder?.tookWhole(.dictionary(entries), at: path, base: tracedBase)
         return entries
     }
 
     /// A reader over `value`, which must be a dictionary.
     public init(_ value: PropertyList) throws(HangarError) {
         try self.init(value, at: .root)
+        tracedBase = ModelReadTrace.recorder?.base(of: value)
     }
 
     init(_ value: PropertyList, at path: ModelPath) throws(HangarError) {
@@ -76,7 +80,9 @@ public struct DictionaryReader: Sendable {
         // The path is extended only for an error: a step of a path is an allocation.
         do throws(HangarError) {
             if let trace = ModelReadTrace.recorder {
-                return try trace.within(key: key, at: path) { () throws(HangarError) in try decode(T.self, entry) }
+                return try trace.within(key: key, at: path, base: tracedBase) { () throws(HangarError) in
+                    try decode(T.self, entry)
+                }
             }
             return try decode(T.self, entry)
         } catch {
@@ -94,8 +100,9 @@ public struct DictionaryReader: Sendable {
     /// Tells a recording ``ModelReadTrace`` that `key` was asked for.
     private func trace(_ key: String, required: Bool, kinds: @autoclosure () -> [String]?, raw: Bool = false) {
         guard let trace = ModelReadTrace.recorder else { return }
-        trace.asked(
-            key, at: path, required: required, kinds: kinds(), found: try? entry(key)?.materialized(), raw: raw)
+        let found = try? entry(key)?.materialized()
+        trace.asked(key, at: path, base: tracedBase, required: required, kinds: kinds(), found: found, raw: raw)
+        if raw, let found { trace.tookWhole(found, at: path.appending(key: key), base: tracedBase) }
     }
 
     /// The raw value under `key`, if present.

@@ -32,16 +32,19 @@ enum ModelCoding {
         _: T.Type, from value: PropertyList, trace: ModelReadTrace
     ) throws(HangarError) -> T {
         if T.self == PropertyList.self { trace.tookWhole(value) }
-        guard T.self is AnyObject.Type else { return try T(propertyList: value) }
-        trace.polymorphic(allowedTags: ClassRegistry.current.allowedTags(for: T.self), found: value)
-        guard case .dictionary(let entries) = value, let tag = entries[classKey] else {
-            return try T(propertyList: value)
+        let decodeAsIs = { () throws(HangarError) -> T in
+            try trace.decoding(value) { () throws(HangarError) in try T(propertyList: value) }
         }
+        guard T.self is AnyObject.Type else { return try decodeAsIs() }
+        trace.polymorphic(allowedTags: ClassRegistry.current.allowedTags(for: T.self), found: value)
+        guard case .dictionary(let entries) = value, let tag = entries[classKey] else { return try decodeAsIs() }
         guard case .string(let tag) = tag else {
             throw HangarError.typeMismatch(expected: "string", found: tag, at: ModelPath.root.appending(key: classKey))
         }
         return try trace.within([.tag(ExactString(tag))]) { () throws(HangarError) in
-            try ClassRegistry.current.instantiate(T.self, tag: tag, from: value)
+            try trace.decoding(value) { () throws(HangarError) in
+                try ClassRegistry.current.instantiate(T.self, tag: tag, from: value)
+            }
         }
     }
 

@@ -29,6 +29,10 @@ public final class ModelReadTrace: Sendable {
     private struct State {
         var stack: [Step] = []
         var reads: [ModelRead] = []
+        /// The dictionaries the model took whole, and where: a reader made over one later reads from there.
+        var wholeDictionaries: [PropertyList: [Step]] = [:]
+        /// The values being decoded, innermost last: a reader over one of them reads where it is being decoded.
+        var decoding: [PropertyList] = []
     }
 
     private let state = Mutex(State())
@@ -64,19 +68,46 @@ public final class ModelReadTrace: Sendable {
         return try body()
     }
 
-    /// Runs `body` with the path to `key` of the dictionary at `path` appended (see ``asked(_:at:required:kinds:found:raw:)``).
+    /// Runs `body` with the path to `key` of the dictionary at `path` appended (see
+    /// ``asked(_:at:base:required:kinds:found:raw:)``); from `base` instead of the current path, when given.
     func within<Result, Failure: Error>(
-        key: String, at path: ModelPath, _ body: () throws(Failure) -> Result
+        key: String, at path: ModelPath, base: [Step]? = nil, _ body: () throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        try within(Self.steps(path) + [.key(ExactString(key))], body)
+        let steps = Self.steps(path) + [.key(ExactString(key))]
+        guard let base else { return try within(steps, body) }
+        let saved = state.withLock { state in
+            defer { state.stack = base + steps }
+            return state.stack
+        }
+        defer { state.withLock { $0.stack = saved } }
+        return try body()
     }
 
-    /// Records a read of `key` in the dictionary at `path` (relative to the innermost value being read).
+    /// Where a dictionary the model took whole sits, if it took `value` so and is not decoding it now.
+    func base(of value: PropertyList) -> [Step]? {
+        guard case .dictionary = value else { return nil }
+        return state.withLock { state in
+            state.decoding.last == value ? nil : state.wholeDictionaries[value]
+        }
+    }
+
+    /// Runs `body`, which decodes `value`.
+    func decoding<Result, Failure: Error>(_ value: PropertyList, _ body: () throws(Failure) -> Result)
+        throws(Failure) -> Result
+    {
+        state.withLock { $0.decoding.append(value) }
+        defer { state.withLock { _ = $0.decoding.popLast() } }
+        return try body()
+    }
+
+    /// Records a read of `key` in the dictionary at `path` (relative to the innermost value being read, or to
+    /// `base`, where a dictionary taken whole sits).
     func asked(
-        _ key: String, at path: ModelPath, required: Bool, kinds: [String]?, found: PropertyList?, raw: Bool = false
+        _ key: String, at path: ModelPath, base: [Step]? = nil, required: Bool, kinds: [String]?,
+        found: PropertyList?, raw: Bool = false
     ) {
         state.withLock { state in
-            let steps = state.stack + Self.steps(path) + [.key(ExactString(key))]
+            let steps = (base ?? state.stack) + Self.steps(path) + [.key(ExactString(key))]
             state.reads.append(
                 ModelRead(
                     path: steps, isRequired: required, expectedKinds: kinds, foundKind: found?.kindName, isRaw: raw,
@@ -95,14 +126,34 @@ public final class ModelReadTrace: Sendable {
         }
     }
 
-    /// Records that the model took the value at `path` whole (a ``PropertyList``-typed read, a reader's entries).
-    func tookWhole(_ value: PropertyList, at path: ModelPath = .root) {
+    /// Records that the model took the value at `path` whole (a ``PropertyList``-typed read, a reader's entries),
+    /// and where each dictionary inside it sits.
+    func tookWhole(_ value: PropertyList, at path: ModelPath = .root, base: [Step]? = nil) {
         state.withLock { state in
+            let steps = (base ?? state.stack) + Self.steps(path)
+            var budget = 10_000  // A trace follows the samples, not a hostile value: bounded all the same.
+            Self.remember(value, at: steps, in: &state.wholeDictionaries, budget: &budget)
             state.reads.append(
                 ModelRead(
-                    path: state.stack + Self.steps(path), isRequired: true, expectedKinds: nil,
+                    path: steps, isRequired: true, expectedKinds: nil,
                     foundKind: value.kindName, isRaw: true,
                     allowedTags: nil))
+        }
+    }
+
+    private static func remember(
+        _ value: PropertyList, at steps: [Step], in places: inout [PropertyList: [Step]], budget: inout Int
+    ) {
+        guard budget > 0, steps.count < 64 else { return }
+        budget -= 1
+        switch value {
+        case .dictionary(let fields):
+            if places[value] == nil { places[value] = steps }
+            for (key, field) in fields { remember(field, at: steps + [.key(ExactString(key))], in: &places, budget: &budget) }
+        case .array(let elements):
+            for element in elements { remember(element, at: steps + [.element], in: &places, budget: &budget) }
+        default:
+            break
         }
     }
 

@@ -152,11 +152,15 @@ enum EdgeValues {
         }
     }
 
+    /// Empty, precomposed and decomposed `é`, long, an emoji with a variation selector, digits, a line break,
+    /// a right-to-left override.
+    private static let strings = [
+        "", "a", "\u{E9}", "e\u{301}", String(repeating: "long ", count: 1_000), "\u{1F6E9}\u{FE0F}", " spaced ",
+        "12", "-1", "line\nbreak", "\u{202E}rtl",
+    ]
+
     static func string(_ random: inout SeededRandom) -> String {
-        let fixed = [
-            "", "a", "\u{E9}", "e\u{301}", String(repeating: "long ", count: 1_000), "\u{1F6E9}\u{FE0F}", " spaced ",
-            "12", "-1", "line\nbreak", "\u{202E}rtl",
-        ]
+        let fixed = strings
         let pick = Int(random.next() % UInt64(fixed.count + 3))
         if pick < fixed.count { return fixed[pick] }
         let length = Int(random.next() % 12) + 1

@@ -23,7 +23,14 @@ struct Logbook: VersionedDocument, Equatable, Sendable {
                 var content = content
                 let minutes =
                     content["entries"]?.arrayValue?.compactMap { $0["minutes"]?.integerValue?.exactly(Int.self) } ?? []
-                content["totalMinutes"] = .integer(PropertyList.Integer(minutes.reduce(0, +)))
+                // Checked: the kit's generated 1.0 logbooks (minutes near Int.max) once made this sum trap.
+                var total = 0
+                for value in minutes {
+                    let (sum, overflow) = total.addingReportingOverflow(value)
+                    guard !overflow else { throw LogbookUpgradeError() }
+                    total = sum
+                }
+                content["totalMinutes"] = .integer(PropertyList.Integer(total))
                 return content
             },
             DocumentMinorUpgrade(major: 1, to: 2, "aircraft class defaults to SEP") { content in
@@ -73,6 +80,11 @@ struct Logbook: VersionedDocument, Equatable, Sendable {
         writer.set("aircraftClass", aircraftClass)
         return writer.propertyList
     }
+}
+
+/// A 1.0 logbook whose minutes add up past `Int.max`: no total can be written for it.
+struct LogbookUpgradeError: Error, CustomStringConvertible {
+    var description: String { "entries: the minutes add up past Int.max" }
 }
 
 /// The logbook history (`Migrations/Logbooks/`): minors only, each with a minor upgrade. Its files were frozen
