@@ -156,7 +156,8 @@ struct Note<Spec: NoteSpec>: VersionedDocument, Sendable {
     /// The note every release's samples hold.
     static var groceries: Note {
         Note(
-            title: "Groceries", body: Spec.bodyIsInteger ? 3 : "milk, eggs", pinned: Spec.pinnedRequired == nil ? nil : true, count: 2,
+            title: "Groceries", body: Spec.bodyIsInteger ? 3 : "milk, eggs",
+            pinned: Spec.pinnedRequired == nil ? nil : true, count: 2,
             attachments: [
                 ImageAttachment(name: "list.png", width: 640), LinkAttachment(name: "shop", url: "https://example.org"),
             ])

@@ -149,7 +149,9 @@ public final class ModelReadTrace: Sendable {
         switch value {
         case .dictionary(let fields):
             if places[value] == nil { places[value] = steps }
-            for (key, field) in fields { remember(field, at: steps + [.key(ExactString(key))], in: &places, budget: &budget) }
+            for (key, field) in fields {
+                remember(field, at: steps + [.key(ExactString(key))], in: &places, budget: &budget)
+            }
         case .array(let elements):
             for element in elements { remember(element, at: steps + [.element], in: &places, budget: &budget) }
         default:
