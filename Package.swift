@@ -32,6 +32,9 @@ let package = Package(
         // Hangar Studio: a store in a browser (overview, collections, documents with history and diffs, the live
         // feed, sync, health), `hangar studio` and mountable into any Hummingbird app. Trait `Hummingbird`.
         .library(name: "HangarStudio", targets: ["HangarStudio"]),
+        // The Migration Kit: an app's format history, frozen and checked in its tests (`FormatHistory`), and what
+        // `hangar formats` checks without app code. On the SQLite engine only, so `traits: []` apps have it.
+        .library(name: "HangarTesting", targets: ["HangarTesting"]),
         .executable(name: "hangar", targets: ["HangarCLI"]),
         // Not API (the leading underscore): the Pilots example's models and the tests' process runner, for the
         // examples' own package (Examples/Pilots), whose tour, server and tests depend on this one by path.
@@ -177,6 +180,8 @@ let package = Package(
             name: "HangarStudio",
             dependencies: [
                 "Hangar", "HangarSync", "HangarSQLite", "PropertyList", "HangarHummingbird",
+                // `hangar studio --formats DIR`: the Migration Kit's histories and census on the Overview.
+                "HangarTesting",
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Hummingbird"])),
                 .product(name: "Logging", package: "swift-log"),
@@ -185,6 +190,12 @@ let package = Package(
                 .embedInCode("Assets/studio.html"), .embedInCode("Assets/studio.css"),
                 .embedInCode("Assets/studio.js"), .embedInCode("Assets/pages.js"),
             ],
+            swiftSettings: strictSettings
+        ),
+        // Layer 4: the Migration Kit, over the SQLite engine (a real store for the round trips it checks).
+        .target(
+            name: "HangarTesting",
+            dependencies: ["Hangar", "HangarSQLite", "PropertyList"],
             swiftSettings: strictSettings
         ),
         // Layer 6: the command-line tool. The target is `HangarCLI` (Sources/HangarCLI), so no two paths differ only
@@ -199,6 +210,7 @@ let package = Package(
                 "HangarSync",
                 "HangarSyncHTTPClient",
                 "HangarStudio",
+                "HangarTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // `hangar studio`: the server's logs go to standard error; stdout holds one line.
                 .product(name: "Logging", package: "swift-log"),
@@ -258,11 +270,12 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         // The SQLite engine's tests, named like HangarPostgresTests (SQLite<Aspect>Tests): the store, its faults
-        // (the fault VFS), kill -9 durability (hangar-stress), the frozen migration corpus.
+        // (the fault VFS), kill -9 durability (hangar-stress), the frozen format histories (the Migration Kit).
         .testTarget(
             name: "HangarSQLiteTests",
             dependencies: [
                 "Hangar", "HangarSQLite", "PropertyList", "PilotModels", "HangarTestSupport", "StoreBehaviour",
+                "HangarTesting",
                 "hangar-stress",
                 "HangarEncryption",
                 "HangarFaultVFS",
@@ -336,6 +349,12 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Hummingbird"])),
             ],
             exclude: ["Browser"],
+            swiftSettings: strictSettings
+        ),
+        // The Migration Kit's own tests: each rule planted in a temporary copy of a history, freezing, generation.
+        .testTarget(
+            name: "HangarTestingTests",
+            dependencies: ["HangarTesting", "Hangar", "HangarSQLite", "PropertyList", "HangarTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -4,7 +4,7 @@
 // step may refuse the input with its typed error; none may crash. A pilot that decoded must encode to a value that
 // decodes to the same representation (class tags included).
 // fuzz-module: PropertyList Sources/PropertyList
-// fuzz-module: Hangar Sources/Hangar/Errors Sources/Hangar/Model Sources/Hangar/Registry Sources/Hangar/Documents
+// fuzz-module: Hangar Sources/Hangar/Errors Sources/Hangar/Identity Sources/Hangar/Model Sources/Hangar/Registry Sources/Hangar/Documents
 // fuzz-module: PilotModels Examples/Pilots/Models
 // fuzz-seeds: Migrations/Pilots
 import Hangar

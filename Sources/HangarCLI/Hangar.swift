@@ -14,7 +14,7 @@ struct HangarCommand: AsyncParsableCommand {
             """,
         subcommands: [
             Lint.self, Convert.self, Print.self, Extract.self, Insert.self, Replace.self, Remove.self,
-            TypeCommand.self, Create.self, DB.self, Studio.self,
+            TypeCommand.self, Create.self, DB.self, Formats.self, Studio.self,
         ]
     )
 

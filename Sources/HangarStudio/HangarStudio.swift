@@ -23,6 +23,9 @@ public struct StudioOptions: Sendable {
     public var eventStreamHeartbeat: Duration = .seconds(15)
     /// How many rows a Collection page shows at most.
     public var pageSize = 50
+    /// Migration Kit folders (`HangarTesting`) whose format histories the Overview shows: each collection's frozen
+    /// versions and the census of its documents against them.
+    public var formats: [String] = []
 
     /// Options for a studio at `prefix`, with `token` (or none), read-only unless `allowsWrites`.
     public init(prefix: String = "", token: String? = nil, allowsWrites: Bool = false) {

@@ -44,7 +44,7 @@ import Testing
         let fixture = try RoutesFixture()
         // The frozen 1.0 file of the Pilots format.
         let frozen = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../Migrations/Pilots/pilot-v1.0.plist").standardizedFileURL
+            .appendingPathComponent("../../Migrations/Pilots/1.0/ada.plist").standardizedFileURL
         let version1 = try PropertyList(binary: Array(try Data(contentsOf: frozen)))
         #expect(version1["majorVersion"]?.integerValue?.int64Value == 1)
         let saved = try await fixture.withStore { store in

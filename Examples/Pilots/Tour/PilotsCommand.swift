@@ -50,7 +50,7 @@ struct PilotsCommand: AsyncParsableCommand {
     func run() async throws {
         guard let frozen = TourFiles.migrationsDirectory(override: migrations) else {
             printError(
-                "pilots: cannot find Migrations/Pilots/pilot-v1.0.plist; run from the repository, or pass --migrations DIR"
+                "pilots: cannot find Migrations/Pilots/1.0/ada.plist; run from the repository, or pass --migrations DIR"
             )
             throw ExitCode(1)
         }

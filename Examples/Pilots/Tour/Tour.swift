@@ -96,7 +96,7 @@ struct Tour<S: DocumentStore> {
 
     func migrateOldDocuments() async throws {
         heading(4, "Migrate old documents")
-        let path = migrationsDirectory + "/pilot-v1.0.plist"
+        let path = migrationsDirectory + "/1.0/ada.plist"
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         let raw = try PropertyList(binary: bytes)
         let version = try DocumentFormat.envelopeVersion(of: raw)
@@ -109,6 +109,10 @@ struct Tour<S: DocumentStore> {
         if let glider = raw["airplanes"]?[2] {
             print("  ... and airplanes[2]: class \(show(glider["class"])), kind \(show(glider["kind"]))")
         }
+        print(
+            "  To freeze a new version: bump Pilot.format (a migration step for a new major), then "
+                + "`HANGAR_FREEZE=1 swift test` writes Migrations/Pilots/M.m/ (the Migration Kit, `import HangarTesting`)"
+        )
 
         // The archive starts empty on every run: an older file never overwrites the newer data of a last run.
         try await store.write { transaction in
@@ -147,7 +151,7 @@ struct Tour<S: DocumentStore> {
 
     /// The 1.1 frozen file, plus a few 1.0 documents made from the 1.0 one by changing only its pilot.
     private func seedArchive(from v1: PropertyList) async throws {
-        try await store.importFile(migrationsDirectory + "/pilot-v1.1.plist", into: Self.archive, key: "ada-2020")
+        try await store.importFile(migrationsDirectory + "/1.1/ada.plist", into: Self.archive, key: "ada-2020")
         guard case .dictionary(let template) = v1 else { throw TourError("the 1.0 file is not a dictionary") }
         let others = [("bo-2018", "Bo Sandberg", "SE-PPL-0007"), ("eva-2019", "Eva Holm", "SE-PPL-0113")]
         try await store.write { transaction in

@@ -12,7 +12,7 @@ enum TourFiles {
         return parts.joined(separator: "/")
     }()
 
-    /// The first folder holding `pilot-v1.0.plist`: `override`, else Migrations/Pilots of the repository
+    /// The first folder holding `1.0/ada.plist`: `override`, else Migrations/Pilots of the repository
     /// this was built from (`swift run pilots` from a clone), else of the current directory.
     static func migrationsDirectory(override: String?) -> String? {
         let candidates =
@@ -21,7 +21,7 @@ enum TourFiles {
                 repositoryRoot + "/Migrations/Pilots",
                 FileManager.default.currentDirectoryPath + "/Migrations/Pilots",
             ]
-        return candidates.first { FileManager.default.fileExists(atPath: $0 + "/pilot-v1.0.plist") }
+        return candidates.first { FileManager.default.fileExists(atPath: $0 + "/1.0/ada.plist") }
     }
 
     /// Removes a store file and its SQLite companions (`-wal`, `-shm`), if they exist.

@@ -8,9 +8,15 @@ struct KeyedValueDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoc
     var codingPath: [any CodingKey] { path.codingPath }
     var allKeys: [Key] { entries.keys.compactMap { Key(stringValue: $0) } }
 
-    func contains(_ key: Key) -> Bool { entries[key.stringValue] != nil }
+    func contains(_ key: Key) -> Bool {
+        ModelReadTrace.recorder?.asked(
+            key.stringValue, at: path, required: false, kinds: nil, found: entries[key.stringValue])
+        return entries[key.stringValue] != nil
+    }
 
     private func value(_ key: Key) throws(HangarError) -> PropertyList {
+        ModelReadTrace.recorder?.asked(
+            key.stringValue, at: path, required: true, kinds: nil, found: entries[key.stringValue])
         guard let value = entries[key.stringValue] else { throw .missingKey(key.stringValue, at: path) }
         return value
     }

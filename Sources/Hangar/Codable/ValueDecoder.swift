@@ -51,7 +51,16 @@ final class ValueDecoder: Decoder, SingleValueDecodingContainer {
     private static func decode<R: PropertyListRepresentable, T>(
         _: R.Type, as _: T.Type, from value: PropertyList, at path: ModelPath
     ) throws(HangarError) -> T {
-        guard let result = try ModelCoding.decode(R.self, from: value, at: path) as? T else {
+        // A model read through the bridge reads from its own root: a recording trace is told where that is.
+        let decoded =
+            if let trace = ModelReadTrace.recorder {
+                try trace.within(ModelReadTrace.steps(path)) { () throws(HangarError) in
+                    try ModelCoding.decode(R.self, from: value, at: path)
+                }
+            } else {
+                try ModelCoding.decode(R.self, from: value, at: path)
+            }
+        guard let result = decoded as? T else {
             // Unreachable: `R` is `T`, seen through a cast.
             throw HangarError(.invalidValue, "\(R.self) is not \(T.self)", at: path)
         }

@@ -15,6 +15,11 @@ public struct DocumentFormat: Sendable {
     private let migrations: [Int: DocumentMigration]
     private let minorUpgrades: [DocumentMinorUpgrade]
 
+    /// The migration steps, oldest major first.
+    public var migrationSteps: [DocumentMigration] { migrations.values.sorted { $0.fromMajor < $1.fromMajor } }
+    /// The minor upgrades, by the version each leads to.
+    public var minorUpgradeSteps: [DocumentMinorUpgrade] { minorUpgrades }
+
     /// A format at `current`, reading majors back to `oldestReadableMajor` through `migrations` (exactly one
     /// step for each major from the oldest to the one before current), and bringing documents of an older minor
     /// up to date through `minorUpgrades`.

@@ -94,6 +94,8 @@ extension ModelCoding {
     static func decode<T: PropertyListRepresentable>(
         _: T.Type, from value: LazyValue, at path: ModelPath
     ) throws(HangarError) -> T {
+        // A recording trace sees the same reads on the decoded tree, where it follows every step.
+        if ModelReadTrace.recorder != nil { return try decode(T.self, from: value.materialized(), at: path) }
         let kind = value.kind
         if kind == .dictionary, let readable = T.self as? any DictionaryReadable.Type,
             !(T.self is AnyObject.Type && value.child(classKey) != nil)

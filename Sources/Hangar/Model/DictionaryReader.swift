@@ -21,18 +21,25 @@ public struct DictionaryReader: Sendable {
     private let storage: Storage
     /// Where this dictionary sits in the value being read.
     public let path: ModelPath
+    /// While a ``ModelReadTrace`` records: where a dictionary the model took whole sits, when a reader is made
+    /// over it later (`DictionaryReader(row)` for each row of a `[PropertyList]`).
+    private var tracedBase: [ModelReadTrace.Step]?
 
     /// The dictionary's entries, as read. A reader over stored bytes decodes them all when asked.
     public var entries: PropertyList.Dictionary {
+        let entries: PropertyList.Dictionary
         switch storage {
-        case .tree(let entries): return entries
-        case .lazy(let value): return (try? value.materialized())?.dictionaryValue ?? [:]
+        case .tree(let tree): entries = tree
+        case .lazy(let value): entries = (try? value.materialized())?.dictionaryValue ?? [:]
         }
+        ModelReadTrace.recorder?.tookWhole(.dictionary(entries), at: path, base: tracedBase)
+        return entries
     }
 
     /// A reader over `value`, which must be a dictionary.
     public init(_ value: PropertyList) throws(HangarError) {
         try self.init(value, at: .root)
+        tracedBase = ModelReadTrace.recorder?.base(of: value)
     }
 
     init(_ value: PropertyList, at path: ModelPath) throws(HangarError) {
@@ -72,27 +79,47 @@ public struct DictionaryReader: Sendable {
     private func decode<T: PropertyListRepresentable>(_: T.Type, _ entry: Entry, key: String) throws(HangarError) -> T {
         // The path is extended only for an error: a step of a path is an allocation.
         do throws(HangarError) {
-            switch entry {
-            case .tree(let value): return try ModelCoding.decode(T.self, from: value, at: .root)
-            case .lazy(let value): return try ModelCoding.decode(T.self, from: value, at: .root)
+            if let trace = ModelReadTrace.recorder {
+                return try trace.within(key: key, at: path, base: tracedBase) { () throws(HangarError) in
+                    try decode(T.self, entry)
+                }
             }
+            return try decode(T.self, entry)
         } catch {
             throw error.rebased(onto: path.appending(key: key))
         }
     }
 
+    private func decode<T: PropertyListRepresentable>(_: T.Type, _ entry: Entry) throws(HangarError) -> T {
+        switch entry {
+        case .tree(let value): try ModelCoding.decode(T.self, from: value, at: .root)
+        case .lazy(let value): try ModelCoding.decode(T.self, from: value, at: .root)
+        }
+    }
+
+    /// Tells a recording ``ModelReadTrace`` that `key` was asked for.
+    private func trace(_ key: String, required: Bool, kinds: @autoclosure () -> [String]?, raw: Bool = false) {
+        guard let trace = ModelReadTrace.recorder else { return }
+        let found = try? entry(key)?.materialized()
+        trace.asked(key, at: path, base: tracedBase, required: required, kinds: kinds(), found: found, raw: raw)
+        if raw, let found { trace.tookWhole(found, at: path.appending(key: key), base: tracedBase) }
+    }
+
     /// The raw value under `key`, if present.
     public subscript(key: String) -> PropertyList? {
-        try? entry(key)?.materialized()
+        trace(key, required: false, kinds: nil, raw: true)
+        return try? entry(key)?.materialized()
     }
 
     /// True when `key` is present.
     public func contains(_ key: String) -> Bool {
-        entry(key) != nil
+        trace(key, required: false, kinds: nil)
+        return entry(key) != nil
     }
 
     /// The value under `key` as a `T`; an absent key is a ``HangarError/Code/missingKey`` error.
     public func read<T: PropertyListRepresentable>(_ key: String, as type: T.Type = T.self) throws(HangarError) -> T {
+        trace(key, required: true, kinds: ModelReadTrace.kinds(of: T.self))
         guard let entry = entry(key) else { throw .missingKey(key, at: path) }
         return try decode(T.self, entry, key: key)
     }
@@ -101,12 +128,14 @@ public struct DictionaryReader: Sendable {
     public func readIfPresent<T: PropertyListRepresentable>(
         _ key: String, as type: T.Type = T.self
     ) throws(HangarError) -> T? {
+        trace(key, required: false, kinds: ModelReadTrace.kinds(of: T.self))
         guard let entry = entry(key) else { return nil }
         return try decode(T.self, entry, key: key)
     }
 
     /// The bytes of the `.data` value under `key`.
     public func readBytes(_ key: String) throws(HangarError) -> [UInt8] {
+        trace(key, required: true, kinds: ["data"])
         guard let value = try entry(key)?.materialized() else { throw .missingKey(key, at: path) }
         guard case .data(let bytes) = value else {
             throw .typeMismatch(expected: "data", found: value, at: path.appending(key: key))
@@ -122,6 +151,7 @@ public struct DictionaryReader: Sendable {
 
     /// A reader over the dictionary under `key`, for fields grouped in a nested dictionary.
     public func nested(_ key: String) throws(HangarError) -> DictionaryReader {
+        trace(key, required: true, kinds: ["dictionary"])
         switch entry(key) {
         case nil: throw .missingKey(key, at: path)
         case .lazy(let value) where value.kind == .dictionary:

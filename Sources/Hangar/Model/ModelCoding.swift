@@ -12,6 +12,7 @@ enum ModelCoding {
         _: T.Type, from value: PropertyList, at path: ModelPath
     ) throws(HangarError) -> T {
         do throws(HangarError) {
+            if let trace = ModelReadTrace.recorder { return try traced(T.self, from: value, trace: trace) }
             if case .dictionary(let entries) = value, let tag = entries[classKey], T.self is AnyObject.Type {
                 guard case .string(let tag) = tag else {
                     throw HangarError.typeMismatch(
@@ -22,6 +23,28 @@ enum ModelCoding {
             return try T(propertyList: value)
         } catch {
             throw error.rebased(onto: path)
+        }
+    }
+
+    /// ``decode(_:from:at:)`` while a ``ModelReadTrace`` records: the tags allowed where a class is read, a raw
+    /// value taken whole, and the fields of a tagged value under its tag.
+    private static func traced<T: PropertyListRepresentable>(
+        _: T.Type, from value: PropertyList, trace: ModelReadTrace
+    ) throws(HangarError) -> T {
+        if T.self == PropertyList.self { trace.tookWhole(value) }
+        let decodeAsIs = { () throws(HangarError) -> T in
+            try trace.decoding(value) { () throws(HangarError) in try T(propertyList: value) }
+        }
+        guard T.self is AnyObject.Type else { return try decodeAsIs() }
+        trace.polymorphic(allowedTags: ClassRegistry.current.allowedTags(for: T.self), found: value)
+        guard case .dictionary(let entries) = value, let tag = entries[classKey] else { return try decodeAsIs() }
+        guard case .string(let tag) = tag else {
+            throw HangarError.typeMismatch(expected: "string", found: tag, at: ModelPath.root.appending(key: classKey))
+        }
+        return try trace.within([.tag(ExactString(tag))]) { () throws(HangarError) in
+            try trace.decoding(value) { () throws(HangarError) in
+                try ClassRegistry.current.instantiate(T.self, tag: tag, from: value)
+            }
         }
     }
 

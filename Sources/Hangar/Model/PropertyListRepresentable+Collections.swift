@@ -15,9 +15,17 @@ extension Array: PropertyListRepresentable where Element: PropertyListRepresenta
         }
         var result: [Element] = []
         result.reserveCapacity(elements.count)
+        let trace = ModelReadTrace.recorder
         for (index, element) in elements.enumerated() {
             do throws(HangarError) {
-                result.append(try ModelCoding.decode(Element.self, from: element, at: .root))
+                if let trace {
+                    result.append(
+                        try trace.within([.element]) { () throws(HangarError) in
+                            try ModelCoding.decode(Element.self, from: element, at: .root)
+                        })
+                } else {
+                    result.append(try ModelCoding.decode(Element.self, from: element, at: .root))
+                }
             } catch {
                 throw error.rebased(onto: ModelPath.root.appending(index: index))  // A step is an allocation.
             }
@@ -52,7 +60,13 @@ extension Dictionary: PropertyListRepresentable where Key == String, Value: Prop
                     "key \(key.debugDescription) is canonically equivalent to another key; a Swift dictionary would merge them",
                     at: path)
             }
-            result[key] = try ModelCoding.decode(Value.self, from: value, at: path)
+            if let trace = ModelReadTrace.recorder {
+                result[key] = try trace.within([.anyKey]) { () throws(HangarError) in
+                    try ModelCoding.decode(Value.self, from: value, at: path)
+                }
+            } else {
+                result[key] = try ModelCoding.decode(Value.self, from: value, at: path)
+            }
         }
         self = result
     }

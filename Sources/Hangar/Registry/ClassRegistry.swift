@@ -114,6 +114,13 @@ public struct ClassRegistry: Sendable {
         (entriesByBase[ObjectIdentifier(base)] ?? [:]).keys.sorted().map(\.string)
     }
 
+    /// The tags allowed where a `base` is read, each with the registered tag it builds (itself, or the one an
+    /// alias names), sorted by their bytes.
+    func allowedTags(for base: Any.Type) -> [(tag: String, readsAs: String)] {
+        (entriesByBase[ObjectIdentifier(base)] ?? [:]).map { (tag: $0.key, readsAs: $0.value.tag) }
+            .sorted { $0.tag.utf8.lexicographicallyPrecedes($1.tag.utf8) }
+    }
+
     /// Builds the type registered under `tag` for `T`, or throws before constructing anything.
     func instantiate<T>(_: T.Type, tag: String, from value: PropertyList) throws(HangarError) -> T {
         guard let entry = entriesByBase[ObjectIdentifier(T.self)]?[tag] else {

@@ -2,10 +2,11 @@ import ArgumentParser
 import Foundation
 import Hangar
 import HangarStudio
+import HangarTesting
 import Hummingbird
 import Logging
 
-/// `hangar studio (--db PATH | --url URL) [--key-file FILE] [--port N] [--write]`
+/// `hangar studio (--db PATH | --url URL) [--key-file FILE] [--port N] [--write] [--formats DIR...]`
 struct Studio: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "studio",
@@ -22,15 +23,25 @@ struct Studio: AsyncParsableCommand {
     @OptionGroup var store: StoreOption
     @Option(help: "The port to listen on; 0 (the default) picks a free one.") var port = 0
     @Flag(help: "Offer restore, delete and edit (otherwise the studio only reads).") var write = false
+    @Option(
+        name: .customLong("formats"), parsing: .upToNextOption, help: "Migration Kit folders whose histories to show.")
+    var formats: [String] = []
 
     func validate() throws {
         if !(0...65535).contains(port) { throw ValidationError("--port must be from 0 to 65535.") }
     }
 
     func run() async throws {
+        // A folder that is not a readable history is a one-line error before anything is served.
+        do {
+            _ = try FormatsTool.Census(folders: formats)
+        } catch {
+            throw FileFailure(path: error.path, reason: error.reason)
+        }
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         try await withStore(store, readOnly: !write) { opened in
             var options = StudioOptions(token: StudioToken.make(), allowsWrites: write)
+            options.formats = formats
             // The Health page's check is `hangar db check`'s.
             options.check = { try await DBCheck.problems(in: opened) }
             try await serve(opened.store, options: options)

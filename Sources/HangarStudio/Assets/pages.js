@@ -37,6 +37,28 @@
       charts.append(section);
     }
     for (const c of user) await versionChart(c, charts);
+    await formatHistories(charts);
+  }
+
+  // The Migration Kit's histories (`hangar studio --formats DIR`): frozen versions, and the census against them.
+  async function formatHistories(charts) {
+    let data;
+    try { data = await S.api('formats'); } catch (error) { charts.after(S.notice(error.message, true)); return; }
+    if (!data.histories.length) return;
+    for (const h of data.histories) {
+      for (const row of document.querySelectorAll('tr[data-collection]')) {
+        if (row.dataset.collection !== h.collection) continue;
+        const cell = row.children[3];
+        cell.textContent = (h.declared ? h.declared + ', ' : '') + 'frozen ' + h.frozen.join(', ');
+      }
+    }
+    const rows = data.histories.flatMap((h) => h.census.map((v) =>
+      el('tr', { 'data-history': h.collection, 'data-version': v.version },
+        el('td', {}, h.collection), el('td', {}, v.version), el('td', { class: 'num' }, S.number(v.count)),
+        el('td', {}, v.status))));
+    charts.after(el('section', { id: 'histories' }, el('h2', {}, 'Format histories'),
+      el('p', { class: 'muted' }, 'Stored documents against the frozen versions of each history: frozen ones are migrated when read, too-old ones no longer read.'),
+      S.table(['Collection', 'Version', { text: 'Documents', num: true }, 'Against the history'], rows, 'Format histories')));
   }
 
   function collectionRow(c) {

@@ -31,13 +31,14 @@ extension HangarStudio {
         return try await api(Array(segments.dropFirst()), path: path, request, logger: logger)
     }
 
-    /// The JSON API: `overview`, `versions/C`, `collections/C`, `documents/C/K[/diff|/download|/ACTION]`,
+    /// The JSON API: `overview`, `formats`, `versions/C`, `collections/C`, `documents/C/K[/diff|/download|/ACTION]`,
     /// `changes[/events]`, `sync`, `health/check`, `health/backup`.
     func api(_ route: [String], path: StudioPath, _ request: Request, logger: Logger) async throws -> Response {
         let reading = request.method == .get || request.method == .head
         let writing = request.method == .post
         switch (route.first ?? "", route.count) {
         case ("overview", 1) where reading: return try await overview()
+        case ("formats", 1) where reading: return try await formats()
         case ("versions", 2) where reading: return try await versions(try path.decoded(2, what: "collection"))
         case ("collections", 2) where reading:
             return try await collectionPage(try path.decoded(2, what: "collection"), request)

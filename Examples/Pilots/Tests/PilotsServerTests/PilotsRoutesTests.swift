@@ -194,7 +194,7 @@ import Testing
 
     @Test(arguments: Engine.available) func anOldBodyIsMigratedOnTheWayIn(_ engine: Engine) async throws {
         let old = try [UInt8](
-            Data(contentsOf: URL(fileURLWithPath: repositoryRoot + "/Migrations/Pilots/pilot-v1.0.xml")))
+            Data(contentsOf: URL(fileURLWithPath: repositoryRoot + "/Migrations/Pilots/1.0/ada.xml")))
         try await InProcessServer(engine).test { client in
             let put = try await client.send(.put, "/pilots/ada", headers: ["Content-Type": "text/xml"], body: old)
             #expect(put.status == 201)

@@ -129,7 +129,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let run = try Self.run(["--db", folder + "/store.sqlite", "--migrations", folder + "/nowhere"])
         #expect(run.status == 1)
-        #expect(run.stderr.hasPrefix("pilots: cannot find Migrations/Pilots/pilot-v1.0.plist"))
+        #expect(run.stderr.hasPrefix("pilots: cannot find Migrations/Pilots/1.0/ada.plist"))
         #expect(!FileManager.default.fileExists(atPath: folder + "/store.sqlite"))
     }
 
