@@ -117,7 +117,7 @@ public struct ClassRegistry: Sendable {
     /// The tags allowed where a `base` is read, each with the registered tag it builds (itself, or the one an
     /// alias names), sorted by their bytes.
     func allowedTags(for base: Any.Type) -> [(tag: String, readsAs: String)] {
-        (entriesByBase[ObjectIdentifier(base)] ?? [:]).map { (tag: $0.key, readsAs: $0.value.tag) }
+        (entriesByBase[ObjectIdentifier(base)] ?? [:]).map { (tag: $0.key.string, readsAs: $0.value.tag) }
             .sorted { $0.tag.utf8.lexicographicallyPrecedes($1.tag.utf8) }
     }
 
