@@ -176,7 +176,7 @@ let package = Package(
         .target(
             name: "HangarStudio",
             dependencies: [
-                "Hangar", "HangarSync", "HangarSQLite", "PropertyList", "HangarHummingbird",
+                "Hangar", "HangarSync", "PropertyList", "HangarHummingbird",
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Hummingbird"])),
                 .product(name: "Logging", package: "swift-log"),
@@ -335,6 +335,8 @@ let package = Package(
                 "HangarStudio", "HangarCLI", "HangarTestSupport", "Hangar", "HangarSQLite", "HangarPostgres",
                 "HangarSync",
                 "PropertyList",
+                // The HTTP layer the studio shares: its error statuses and path codec (StudioHTTPTests).
+                "HangarHummingbird",
                 // The API in process (StudioAPITests).
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
                 .product(
