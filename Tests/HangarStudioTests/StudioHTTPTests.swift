@@ -123,6 +123,8 @@ import Testing
                 #expect(answer.status == 400, "\(path): \(answer.status) \(answer.text)")
                 #expect(answer.headers["content-security-policy"] == StudioTestHeaders.policy)
             }
+            let query = try await client.send(.get, "/api/documents/notes?key=%00")
+            #expect(query.status == 400, "\(query.text)")
             let write = try await client.send(.post, "/api/documents/notes/\(segment)/delete", headers: Self.sameOrigin)
             #expect(write.status == 400, "\(write.text)")
         }

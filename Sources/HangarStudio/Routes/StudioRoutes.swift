@@ -97,6 +97,10 @@ struct DocumentAddress: Sendable {
         if let queryKey = request.uri.queryParameters.get("key") {
             // The key is in the query: a segment after the collection is the action, and nothing may follow it.
             guard routed == nil else { throw HangarHTTPError(.notFound, "No such studio request") }
+            // As a path segment's (`PathSegment`): no key holds NUL.
+            guard !queryKey.utf8.contains(0) else {
+                throw HangarHTTPError(.badRequest, "The key in the query holds NUL")
+            }
             key = queryKey
             action = segment ?? ""
         } else {
