@@ -40,7 +40,8 @@ extension SyncReplica {
     func batchEnd(from start: Int, of prepared: [Prepared]) -> Int {
         var end = start
         var bytes = 0
-        while end < prepared.count, end - start < pushBatchSize {
+        while end < prepared.count {
+            guard end == start || end - start < pushBatchSize else { break }
             let mutation = prepared[end].mutation
             // The document, its key, and a little for the rest of the mutation's entry in the request.
             bytes += (mutation.body?.count ?? 0) + mutation.key.utf8.count + 64
