@@ -179,7 +179,7 @@ let package = Package(
         .target(
             name: "HangarStudio",
             dependencies: [
-                "Hangar", "HangarSync", "HangarSQLite", "PropertyList", "HangarHummingbird",
+                "Hangar", "HangarSync", "PropertyList", "HangarHummingbird",
                 // `hangar studio --formats DIR`: the Migration Kit's histories and census on the Overview.
                 "HangarTesting",
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
@@ -342,6 +342,8 @@ let package = Package(
                 "HangarStudio", "HangarCLI", "HangarTestSupport", "Hangar", "HangarSQLite", "HangarPostgres",
                 "HangarSync",
                 "PropertyList",
+                // The HTTP layer the studio shares: its error statuses and path codec (StudioHTTPTests).
+                "HangarHummingbird",
                 // The API in process (StudioAPITests).
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
                 .product(

@@ -16,12 +16,14 @@ public struct HangarRouteOptions: Sendable {
         case perUser
     }
 
-    /// The largest body a write reads, in bytes: a PUT body, and each document of a sync push (413 for a PUT;
-    /// a pushed document larger than this is rejected, and a push body larger than
-    /// ``maximumPushDocuments`` times this is 413). Default 1 MiB.
+    /// The largest body a write reads, in bytes: a PUT body (413 beyond), and each document of a sync push (one
+    /// larger than this is rejected, the others applied). Default 1 MiB.
     public var maximumBodySize = 1 << 20
-    /// The most documents one sync push request carries (Hangar Sync's clients send 200 at most).
-    public var maximumPushDocuments = 200
+    /// The largest sync push body read, in bytes: 413 as soon as more have arrived (or at once, when
+    /// `Content-Length` says more), before anything is decoded or applied. Default 16 MiB; a
+    /// ``HangarSync/SyncReplica`` sends at most ``HangarSync/SyncReplica/pushBatchBytes`` (8 MiB) of documents
+    /// in one push.
+    public var maximumPushBodySize = 16 << 20
     /// How many keys a list answers when the request gives no `limit`.
     public var defaultPageSize = 100
     /// The largest `limit` a list accepts.
@@ -78,8 +80,7 @@ public struct HangarRoutes<Store: DocumentStore>: Sendable {
         var server = SyncServer(store: store)
         server.maximumDocumentSize = options.maximumBodySize
         var sync = HangarSyncRoutes(
-            server: server, collections: collections.map(\.name),
-            maximumBodySize: options.maximumBodySize * options.maximumPushDocuments)
+            server: server, collections: collections.map(\.name), maximumPushBodySize: options.maximumPushBodySize)
         sync.eventHeartbeat = options.eventStreamHeartbeat
         sync.user = { try HangarUser.scope(options.ownership) }
         sync.addRoutes(to: router)

@@ -14,10 +14,11 @@ public struct StudioOptions: Sendable {
     /// also needs a same-origin request (`Origin` or `Sec-Fetch-Site`), whatever the token.
     public var allowsWrites: Bool
     /// The integrity check the Health page runs: every problem as one line (empty for a sound store); `nil`
-    /// runs the studio's own (every document read back; a SQLite file's integrity check).
+    /// runs the studio's own (the engine's own check, ``Hangar/DocumentStore/storageProblems()``, then every
+    /// document read back, ``Hangar/DocumentStore/unreadableDocuments()``).
     public var check: (@Sendable () async throws -> [String])?
-    /// Where the Health page's backup writes its copy (a folder); `nil`: beside the SQLite store file. Backups
-    /// are offered for SQLite stores only.
+    /// Where the Health page's backup writes its copy (a folder); `nil`: beside the store file. Backups are
+    /// offered for stores kept in a file (``Hangar/StorageFacts/file``: SQLite's).
     public var backupFolder: String?
     /// How often an event stream with nothing to say sends a `: keep-alive` comment.
     public var eventStreamHeartbeat: Duration = .seconds(15)
@@ -63,34 +64,10 @@ public struct HangarStudio<Store: DocumentStore>: Sendable {
         self.access = StudioAccess(token: options.token)
     }
 
-    /// Adds the studio to `router`, as a middleware that answers every request under ``StudioOptions/prefix``
-    /// (and passes the others on).
+    /// Adds the studio's routes to `router` under ``StudioOptions/prefix`` (a `RouteCollection` with its own
+    /// middleware: the token, the security headers, errors answered as ``HangarHummingbird/HangarHTTPError``).
+    /// Register the router with `.autoGenerateHeadEndpoints` so that HEAD answers the pages and the API's GETs.
     public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
-        router.add(middleware: StudioMiddleware<Store, Context>(studio: self))
-    }
-}
-
-/// The middleware ``HangarStudio/addRoutes(to:)`` adds: the studio's requests are answered here.
-struct StudioMiddleware<Store: DocumentStore, Context: RequestContext>: RouterMiddleware {
-    let studio: HangarStudio<Store>
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
-        async throws -> Response
-    {
-        guard let path = StudioPath(request.uri.path, prefix: studio.options.prefix) else {
-            return try await next(request, context)
-        }
-        var response: Response
-        do {
-            response = try await studio.answer(request, path: path, logger: context.logger)
-        } catch let error as StudioError {
-            response = error.response()
-        } catch let error as HangarError {
-            response = StudioError(error).response()
-        } catch {
-            response = StudioError(.internalServerError, String(describing: error)).response()
-        }
-        StudioHeaders.secure(&response.headers)
-        return response
+        router.addRoutes(routes(context: Context.self), atPath: RouterPath(options.prefix))
     }
 }

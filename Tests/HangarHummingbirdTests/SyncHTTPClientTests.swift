@@ -90,7 +90,7 @@ struct SyncHTTPClientTests {
         let router = Router()
         router.add(middleware: RequireToken())
         var routes = HangarSyncRoutes(
-            server: SyncServer(store: world.server), collections: [Pilot.collection], maximumBodySize: 64 << 10)
+            server: SyncServer(store: world.server), collections: [Pilot.collection], maximumPushBodySize: 64 << 10)
         routes.eventHeartbeat = heartbeat
         routes.addRoutes(to: router)
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))

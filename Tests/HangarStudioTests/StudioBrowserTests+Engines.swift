@@ -10,7 +10,7 @@ import Testing
 extension StudioBrowserTests {
     /// The same pages on a PostgreSQL store (`--url`), against the test server (Scripts/with-postgres.sh).
     @Test(.enabled(if: TestPostgres.shouldRun)) func thePagesWorkOnAPostgresStore() async throws {
-        guard Browser.isAvailable("postgres") else { return }
+        try Browser.require()
         let url = try TestPostgres.requireURL() + "?schema=" + TestPostgres.uniqueSchemaName("studio")
         let store = try await PostgresStore(url: url)
         try await StudioStores.writeSample(into: store)
@@ -27,7 +27,7 @@ extension StudioBrowserTests {
 
     /// A device store that syncs, with a conflict copy; and the server store it syncs with.
     @Test func theSyncPageShowsADevicesConflictAndTheServersClients() async throws {
-        guard Browser.isAvailable("sync") else { return }
+        try Browser.require()
         let folder = try ScratchFolders.make("studio-sync")
         let server = try SQLiteStore(path: folder + "/server.sqlite")
         let a = try SQLiteStore(path: folder + "/a.sqlite")

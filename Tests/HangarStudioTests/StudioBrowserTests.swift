@@ -3,8 +3,9 @@ import HangarTestSupport
 import Testing
 
 /// Hangar Studio in a real browser against a real `hangar studio` process on a real store. One at a time: each
-/// starts chromium, and the live-feed test measures a delay.
-@Suite(.serialized) struct StudioBrowserTests {
+/// starts chromium, and the live-feed test measures a delay. Without chromium, chromedriver or selenium every test
+/// is skipped, saying so (`.browser`); under `HANGAR_REQUIRE_BROWSER=1` each fails instead.
+@Suite(.serialized, .browser) struct StudioBrowserTests {
     /// A folder with the sample store (``StudioStores/makeSQLite(at:hostile:)``) as `store.sqlite`.
     static func sampleStore(hostile: Bool = false) async throws -> (folder: String, path: String) {
         let folder = try ScratchFolders.make("studio")
@@ -14,7 +15,7 @@ import Testing
     }
 
     @Test func everyPageLoadsWithoutAConsoleErrorAndTheChartShowsTheStoresCounts() async throws {
-        guard Browser.isAvailable("pages") else { return }
+        try Browser.require()
         let (_, path) = try await Self.sampleStore()
         let studio = try StudioProcess(["--db", path])
         try Browser.run("pages", studio, shots: "pages", expect: StudioStores.expectedPages)
@@ -22,7 +23,7 @@ import Testing
     }
 
     @Test func aDiffShowsExactlyTheChangedPaths() async throws {
-        guard Browser.isAvailable("diff") else { return }
+        try Browser.require()
         let (_, path) = try await Self.sampleStore()
         let studio = try StudioProcess(["--db", path])
         let paths: [[Any]] = [
@@ -36,7 +37,7 @@ import Testing
     }
 
     @Test func restoreEditAndDeleteWorkWithWriteAndAreRefusedReadOnly() async throws {
-        guard Browser.isAvailable("restore") else { return }
+        try Browser.require()
         let (_, path) = try await Self.sampleStore()
         let expect: [String: Any] = ["collection": "notes", "document": "b1", "revision": 1]
         let readOnly = try StudioProcess(["--db", path])
@@ -53,7 +54,7 @@ import Testing
     }
 
     @Test func theLiveFeedShowsASaveByAnotherProcessWithinASecond() async throws {
-        guard Browser.isAvailable("live") else { return }
+        try Browser.require()
         let (folder, path) = try await Self.sampleStore()
         let file = folder + "/new.plist"
         try Data(
@@ -72,7 +73,7 @@ import Testing
     }
 
     @Test func hostileContentIsShownAsTextAndNeverRun() async throws {
-        guard Browser.isAvailable("hostile") else { return }
+        try Browser.require()
         let (_, path) = try await Self.sampleStore(hostile: true)
         let studio = try StudioProcess(["--db", path])
         try Browser.run(

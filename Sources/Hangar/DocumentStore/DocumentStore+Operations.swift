@@ -1,7 +1,8 @@
 import Foundation
 
 /// What every engine's store does through its transactions, written once: the change feed read in a
-/// transaction of its own, the update-with-retry helper, the bulk upgrade, export and import.
+/// transaction of its own, the check that every document reads, the update-with-retry helper, the bulk upgrade,
+/// export and import.
 extension DocumentStore {
     // MARK: The change feed
 
@@ -16,6 +17,38 @@ extension DocumentStore {
     /// The sequence of the last change committed (0 when there has been none).
     public func lastChangeSequence() async throws -> Int {
         try await read { try await $0.lastChangeSequence() }
+    }
+
+    // MARK: Checking
+
+    /// Every document, of every collection, whose stored envelope cannot be read back (its body does not decode,
+    /// or it is no envelope with a version), each as the error reading it gave: it names the document, never its
+    /// contents. One read transaction a collection; empty for a store whose every document reads.
+    public func unreadableDocuments() async throws -> [HangarError] {
+        let collections = try await read { try await $0.collections() }
+        var unreadable: [HangarError] = []
+        for collection in collections {
+            unreadable += try await read { transaction in
+                var errors: [HangarError] = []
+                for key in try await transaction.keys(in: collection) {
+                    do throws(HangarError) {
+                        guard let stored = try await transaction.document(in: collection, key: key) else { continue }
+                        _ = try DocumentRules.envelopeVersion(try stored.envelope(), collection: collection, key: key)
+                    } catch {
+                        // The store failing (a lost connection, a closed store) is no finding about a document.
+                        guard !Self.failsTheCheck(error.code) else { throw error }
+                        errors.append(error)
+                    }
+                }
+                return errors
+            }
+        }
+        return unreadable
+    }
+
+    /// Whether an error reading a document ends the check rather than being one of its findings.
+    private static func failsTheCheck(_ code: HangarError.Code) -> Bool {
+        code.isRetryable || [.closed, .timeout, .outcomeUnknown].contains(code)
     }
 
     // MARK: Updating with retries

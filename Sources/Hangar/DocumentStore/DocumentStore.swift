@@ -53,6 +53,20 @@ public protocol DocumentStore: Sendable {
     /// Closes the store: what it holds open (connections, a client) is released, and transactions started
     /// afterwards fail. Closing twice does nothing more.
     func close() async
+
+    // MARK: Where the engine keeps it (DocumentStore+Storage.swift, with the defaults)
+
+    /// What the engine tells about where and how it keeps the store: its name, its file or server, its sizes.
+    func storageFacts() async -> StorageFacts
+
+    /// The engine's own check of what it stored (SQLite's integrity check), each problem as one line: empty for a
+    /// sound store, `nil` for an engine that has no such check. Documents are read by ``unreadableDocuments()``.
+    func storageProblems() async throws -> [String]?
+
+    /// Copies the whole store, consistently, to a new file at `destination` while readers and writers go on, for
+    /// an engine that keeps it in one file (``StorageFacts/file``); ``HangarError/Code/unsupported`` otherwise.
+    /// Blocking, as SQLite's online backup is (`SQLiteStore.backup(to:)` is this requirement).
+    func backup(to destination: String) throws
 }
 
 /// The reads of a transaction, on any engine (``DocumentStore``).

@@ -18,7 +18,7 @@ public struct HangarError: Error, Sendable, CustomStringConvertible {
             // The store.
             case conflict, notFound, undecodable, invalidDocument, newerSchema, io, invalidName, database
             case duplicate, reservedKey, contention, unsupportedFileSystem, changesTooOld, diskFull, readOnly, corrupt
-            case keyUnavailable
+            case keyUnavailable, unsupported
             // A database server (the PostgreSQL engine).
             case connectionLost, outcomeUnknown, timeout, serializationFailure, invalidConfiguration, closed
         }
@@ -114,6 +114,9 @@ public struct HangarError: Error, Sendable, CustomStringConvertible {
         /// or holds other keys; ``HangarError/keyID`` names the key): it is not read, and a save over it, or over
         /// any other document that key sealed, writes nothing.
         public static let keyUnavailable = Code(.keyUnavailable)
+        /// The engine does not do what was asked of it: a file backup (``DocumentStore/backup(to:)``) of a store
+        /// kept on a database server. Nothing was done.
+        public static let unsupported = Code(.unsupported)
 
         // MARK: A database server
 
@@ -369,4 +372,6 @@ extension HangarError {
     public static let invalidConfiguration = Code.invalidConfiguration
     /// ``Code/closed``, to match with `catch HangarError.closed`.
     public static let closed = Code.closed
+    /// ``Code/unsupported``, to match with `catch HangarError.unsupported`.
+    public static let unsupported = Code.unsupported
 }

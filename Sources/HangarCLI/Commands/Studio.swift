@@ -50,7 +50,8 @@ struct Studio: AsyncParsableCommand {
 
     /// Runs the studio over `store` until SIGINT or SIGTERM; prints the one line once the port is bound.
     func serve<Store: DocumentStore>(_ store: Store, options: StudioOptions) async throws {
-        let router = Router()
+        // HEAD answers every page and GET of the API.
+        let router = Router(options: .autoGenerateHeadEndpoints)
         HangarStudio(store: store, options: options).addRoutes(to: router)
         var logger = Logger(label: "hangar-studio")
         logger.logLevel = .warning

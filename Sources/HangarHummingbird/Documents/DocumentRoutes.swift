@@ -78,23 +78,3 @@ struct DocumentRoutes<Store: DocumentStore>: Sendable {
         try Answers.integer(text, name: name, in: range)
     }
 }
-
-/// A path segment's percent-encoding (RFC 3986).
-enum PathSegment {
-    /// `segment` percent-decoded; 400 naming `what` when it has a bad escape, is not UTF-8 or holds NUL.
-    static func decoded(_ segment: String, what: String) throws(HangarHTTPError) -> String {
-        guard let decoded = segment.removingPercentEncoding, !decoded.utf8.contains(0) else {
-            throw HangarHTTPError(
-                .badRequest, "The \(what) in the path is not percent-encoded UTF-8 text without NUL")
-        }
-        return decoded
-    }
-
-    /// `text` with every byte but RFC 3986's unreserved ones percent-encoded.
-    static func encoded(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
-    }
-
-    private static let unreserved = CharacterSet(
-        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-}

@@ -2,8 +2,9 @@ import Hangar
 import Hummingbird
 import PropertyList
 
-/// What every route answers with: the negotiated format, a value written in it, an integer query parameter.
-enum Answers {
+/// What every route answers with: the negotiated format, a value written in it, an integer query parameter (the
+/// one parser of the HTTP layer, Hangar Studio's too).
+package enum Answers {
     /// The formats `request`'s `Accept` admits, best first; 406 when it offers none this server writes.
     static func formats(_ request: Request) throws(HangarHTTPError) -> [BodyFormat] {
         let formats = BodyFormat.acceptable(accept: request.headers[.accept])
@@ -49,8 +50,10 @@ enum Answers {
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
-    /// An integer query parameter in `range`; `nil` when absent, 400 otherwise.
-    static func integer(_ text: String?, name: String, in range: ClosedRange<Int>) throws(HangarHTTPError) -> Int? {
+    /// An integer query parameter in `range`; `nil` when absent, 400 naming it otherwise (an empty value too).
+    package static func integer(_ text: String?, name: String, in range: ClosedRange<Int>) throws(HangarHTTPError)
+        -> Int?
+    {
         guard let text else { return nil }
         guard let value = Int(text), range.contains(value) else {
             throw HangarHTTPError(

@@ -23,8 +23,9 @@ public struct HangarSyncRoutes<Store: DocumentStore>: Sendable {
     public let server: SyncServer<Store>
     /// The collections served (matched by their bytes; the path's name is percent-decoded).
     public let collections: [String]
-    /// The largest push body read, in bytes (413 beyond).
-    public var maximumBodySize: Int
+    /// The largest push body read, in bytes: 413 as soon as more have arrived (or at once, when `Content-Length`
+    /// says more), so a push never holds more than this in memory before it is judged. Default 16 MiB.
+    public var maximumPushBodySize: Int
     /// The user a request is served for, called while its route runs (after the app's authentication): a user
     /// pulls, snapshots and pushes only the documents they own (`SyncOwnership`). `nil` (the default): one open
     /// scope.
@@ -34,10 +35,10 @@ public struct HangarSyncRoutes<Store: DocumentStore>: Sendable {
     public var eventHeartbeat: Duration = .seconds(15)
 
     /// Routes serving `collections` of `server`'s store.
-    public init(server: SyncServer<Store>, collections: [String], maximumBodySize: Int = 16 << 20) {
+    public init(server: SyncServer<Store>, collections: [String], maximumPushBodySize: Int = 16 << 20) {
         self.server = server
         self.collections = collections.filter(SyncServer<Store>.isSyncable)
-        self.maximumBodySize = maximumBodySize
+        self.maximumPushBodySize = maximumPushBodySize
     }
 
     /// Adds the routes to `router`.
@@ -90,11 +91,19 @@ public struct HangarSyncRoutes<Store: DocumentStore>: Sendable {
         return collection
     }
 
+    /// A push's body, read as it arrives: ``HangarSync/SyncError/Code/tooLarge`` (413) as soon as more than
+    /// ``maximumPushBodySize`` bytes have come (the rest is never read into memory), or before reading any when
+    /// `Content-Length` already says more.
     func body(of request: Request) async throws -> [UInt8] {
+        let limit = maximumPushBodySize
+        let tooLarge = SyncError(.tooLarge, "The body is larger than \(limit) bytes")
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit { throw tooLarge }
         do {
-            return Array(try await request.body.collect(upTo: maximumBodySize).readableBytesView)
+            // `collect(upTo:)` counts each chunk as it arrives and throws at the first one past the limit, before
+            // keeping it: the rest of the body is never read.
+            return Array(try await request.body.collect(upTo: limit).readableBytesView)
         } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
-            throw SyncError(.tooLarge, "The body is larger than \(maximumBodySize) bytes")
+            throw tooLarge
         }
     }
 

@@ -8,9 +8,8 @@ import PropertyList
 extension HangarStudio {
     /// `GET api/changes?collection=C&limit=N`: the last N changes (newest last) and the sequence to follow from.
     func recentChanges(_ request: Request) async throws -> Response {
-        let query = request.uri.queryParameters
-        let collection = query.get("collection").flatMap { $0.isEmpty ? nil : $0 }
-        let limit = try StudioJSON.integer(query.get("limit"), name: "limit", in: 1...1000) ?? 50
+        let collection = StudioParameters.text(request, "collection")
+        let limit = try StudioParameters.integer(request, "limit", in: 1...1000) ?? 50
         let (last, changes) = try await store.read { reader in
             let last = try await reader.lastChangeSequence()
             var since = max(0, last - limit)
@@ -37,11 +36,12 @@ extension HangarStudio {
     /// `GET api/changes/events?since=N&collection=C`: server-sent events, one per change after N as it commits,
     /// until the page leaves or the server stops (a graceful shutdown ends the stream at once).
     func changeEvents(_ request: Request, logger: Logger) async throws -> Response {
-        let query = request.uri.queryParameters
-        let collection = query.get("collection").flatMap { $0.isEmpty ? nil : $0 }
-        var since = try StudioJSON.integer(query.get("since"), name: "since", in: 0...Int.max)
-        if let lastEventID = request.headers.first(where: { $0.name.canonicalName == "last-event-id" })?.value {
-            since = try StudioJSON.integer(lastEventID, name: "Last-Event-ID", in: 0...Int.max)
+        let collection = StudioParameters.text(request, "collection")
+        var since = try StudioParameters.integer(request, "since", in: 0...Int.max)
+        if let lastEventID = request.headers.first(where: { $0.name.canonicalName == "last-event-id" })?.value,
+            !lastEventID.isEmpty
+        {
+            since = try Answers.integer(lastEventID, name: "Last-Event-ID", in: 0...Int.max)
         }
         let start: Int
         if let since { start = since } else { start = try await store.read { try await $0.lastChangeSequence() } }

@@ -1,5 +1,6 @@
 import Foundation
 import Hangar
+import HangarHummingbird
 import Hummingbird
 import PropertyList
 
@@ -23,33 +24,30 @@ struct CollectionQuery {
     var after: (key: String, value: String)?
     var limit: Int
 
-    init(_ request: Request, pageSize: Int) throws(StudioError) {
+    init(_ request: Request, pageSize: Int) throws(HangarHTTPError) {
         let query = request.uri.queryParameters
-        func text(_ name: String) -> String? {
-            guard let value = query.get(name), !value.isEmpty else { return nil }
-            return value
-        }
+        func text(_ name: String) -> String? { StudioParameters.text(request, name) }
         prefix = text("prefix")
         classTag = text("class")
         if let version = text("version") {
             let parts = version.split(separator: ".", omittingEmptySubsequences: false)
             guard parts.count == 2, let major = Int(parts[0]), let minor = Int(parts[1]), major >= 0, minor >= 0 else {
-                throw StudioError(.badRequest, "version must be MAJOR.MINOR, as 2.0")
+                throw HangarHTTPError(.badRequest, "version must be MAJOR.MINOR, as 2.0")
             }
             self.version = DocumentVersion(major: major, minor: minor)
         }
         if let name = text("index") {
-            guard let value = query.get("value") else { throw StudioError(.badRequest, "index needs a value") }
+            guard let value = query.get("value") else { throw HangarHTTPError(.badRequest, "index needs a value") }
             index = (name, value)
         }
         if let sort = text("sort") {
             guard let parsed = Sort(rawValue: sort) else {
-                throw StudioError(.badRequest, "sort must be key, -key, revision, -revision, updated or -updated")
+                throw HangarHTTPError(.badRequest, "sort must be key, -key, revision, -revision, updated or -updated")
             }
             self.sort = parsed
         }
         if let key = query.get("after") { after = (key, query.get("afterValue") ?? "") }
-        limit = try StudioJSON.integer(query.get("limit"), name: "limit", in: 1...1000) ?? pageSize
+        limit = try StudioParameters.integer(request, "limit", in: 1...1000) ?? pageSize
     }
 
     /// Whether `row` passes the filters other than the index (which the store answers).

@@ -1,4 +1,5 @@
 import Hangar
+import HangarHummingbird
 import HangarTesting
 import Hummingbird
 import PropertyList
@@ -12,7 +13,7 @@ extension HangarStudio {
         do {
             census = try FormatsTool.Census(folders: options.formats)
         } catch {
-            throw StudioError(.internalServerError, error.description)
+            throw HangarHTTPError(.internalServerError, error.description)
         }
         var histories: [PropertyList] = []
         for collection in census.collections {

@@ -1,11 +1,10 @@
 import Foundation
 import Hangar
-import HangarSQLite
 import Hummingbird
 import PropertyList
 
 extension HangarStudio {
-    /// `GET api/overview`: the store (engine, file and write-ahead-log sizes on SQLite), the change feed's range
+    /// `GET api/overview`: the store (engine, where it is, its sizes), the change feed's range
     /// and retention, and each collection with its current document count, its declared format and history.
     /// Cheap at any size: the counts are the engine's; bytes and versions come from ``versions(_:)``.
     func overview() async throws -> Response {
@@ -36,7 +35,7 @@ extension HangarStudio {
         }
         let retention = store.configuration.changeRetention
         var answer: PropertyList.Dictionary = [
-            "store": .dictionary(storeFacts()), "collections": .array(collections),
+            "store": .dictionary(await storeFacts()), "collections": .array(collections),
             "changes": .dictionary([
                 "first": first, "last": StudioJSON.int(last),
                 "maximumCount": retention.maximumCount.map(StudioJSON.int) ?? .string("unlimited"),
@@ -85,15 +84,16 @@ extension HangarStudio {
         store.configuration.collections[collection]
     }
 
-    /// The engine, and on SQLite the file's path and the sizes of the file and its write-ahead log.
-    func storeFacts() -> PropertyList.Dictionary {
-        guard let sqlite = store as? SQLiteStore else {
-            return ["engine": .string(String(describing: Store.self))]
-        }
-        var facts: PropertyList.Dictionary = ["engine": .string("SQLite"), "path": .string(sqlite.path)]
-        facts["size"] = Self.fileSize(sqlite.path).map(StudioJSON.int) ?? .boolean(false)
-        facts["walSize"] = StudioJSON.int(Self.fileSize(sqlite.path + "-wal") ?? 0)
-        return facts
+    /// What the engine tells of its storage (``Hangar/DocumentStore/storageFacts()``): its name, where the store is,
+    /// the sizes of the store (`false` when the engine does not tell) and of its own write-ahead log.
+    func storeFacts() async -> PropertyList.Dictionary {
+        let facts = await store.storageFacts()
+        var answer: PropertyList.Dictionary = ["engine": .string(facts.engine)]
+        if let file = facts.file { answer["path"] = .string(file) }
+        if let location = facts.location { answer["location"] = .string(location) }
+        answer["size"] = facts.size.map(StudioJSON.int) ?? .boolean(false)
+        if let log = facts.writeAheadLogSize { answer["walSize"] = StudioJSON.int(log) }
+        return answer
     }
 
     static func fileSize(_ path: String) -> Int? {

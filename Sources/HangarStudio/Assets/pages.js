@@ -10,6 +10,7 @@
     const store = data.store;
     const storeFacts = [['Engine', store.engine]];
     if (store.path) storeFacts.push(['File', store.path]);
+    else if (store.location) storeFacts.push(['Location', store.location]);
     if (store.size !== undefined && store.size !== false) storeFacts.push(['Store size', S.bytes(store.size)]);
     else storeFacts.push(['Store size', 'not measured on this engine (ask the database server)']);
     if (store.walSize !== undefined) storeFacts.push(['Write-ahead log', S.bytes(store.walSize)]);

@@ -1,4 +1,5 @@
 import Foundation
+import HangarHummingbird
 import Hummingbird
 
 /// A studio's token: at least 128 random bits, as hexadecimal text.
@@ -40,32 +41,16 @@ struct StudioAccess: Sendable {
         cookieName = "hangar_studio_" + String(generator.next() as UInt32, radix: 16)
     }
 
-    /// How a request proved the token.
-    enum Grant {
-        /// No token is needed (the host authenticates).
-        case open
-        /// `?token=` in the URL (a page then turns it into a cookie).
-        case query
-        /// The cookie.
-        case cookie
-    }
-
-    /// Whether `request` carries the token: 401 without one, 403 with another.
-    func grant(_ request: Request) throws(StudioError) -> Grant {
-        guard let token else { return .open }
-        if let given = request.uri.queryParameters.get("token") {
-            guard StudioToken.matches(given, token) else {
-                throw StudioError(.forbidden, "The token is not this studio's")
-            }
-            return .query
+    /// Refuses a request without the token: 401 with none (neither `?token=` nor the cookie), 403 with another.
+    func check(_ request: Request) throws(HangarHTTPError) {
+        guard let token else { return }
+        let given = request.uri.queryParameters.get("token") ?? cookie(cookieName, in: request)
+        guard let given else {
+            throw HangarHTTPError(.unauthorized, "This studio needs its token: open the URL `hangar studio` printed")
         }
-        if let given = cookie(cookieName, in: request) {
-            guard StudioToken.matches(given, token) else {
-                throw StudioError(.forbidden, "The token is not this studio's")
-            }
-            return .cookie
+        guard StudioToken.matches(given, token) else {
+            throw HangarHTTPError(.forbidden, "The token is not this studio's")
         }
-        throw StudioError(.unauthorized, "This studio needs its token: open the URL `hangar studio` printed")
     }
 
     /// The `Set-Cookie` value that keeps the token for the studio's later requests.
@@ -90,21 +75,35 @@ struct StudioAccess: Sendable {
 
     /// Refuses (403) a request that is not same-origin: `Sec-Fetch-Site` other than `same-origin`, or an
     /// `Origin` other than this server's; a request with neither is refused too (no cross-site form can write).
-    static func requireSameOrigin(_ request: Request) throws(StudioError) {
+    static func requireSameOrigin(_ request: Request) throws(HangarHTTPError) {
         let fetchSite = request.headers.first { $0.name.canonicalName == "sec-fetch-site" }?.value
         if let fetchSite, !fetchSite.utf8.elementsEqual("same-origin".utf8) {
-            throw StudioError(.forbidden, "Writes must come from the studio's own pages (Sec-Fetch-Site: \(fetchSite))")
+            throw HangarHTTPError(
+                .forbidden, "Writes must come from the studio's own pages (Sec-Fetch-Site: \(fetchSite))")
         }
         guard let origin = request.headers[.origin] else {
             guard fetchSite != nil else {
-                throw StudioError(.forbidden, "Writes must come from the studio's own pages (no Origin)")
+                throw HangarHTTPError(.forbidden, "Writes must come from the studio's own pages (no Origin)")
             }
             return
         }
         let host = request.head.authority ?? ""
         let same = ["http://" + host, "https://" + host].contains { $0.utf8.elementsEqual(origin.utf8) }
         guard same, !host.isEmpty else {
-            throw StudioError(.forbidden, "Writes must come from the studio's own pages (Origin \(origin))")
+            throw HangarHTTPError(.forbidden, "Writes must come from the studio's own pages (Origin \(origin))")
         }
+    }
+}
+
+/// Lets through only the requests that carry the studio's token (``StudioAccess/check(_:)``): every route but the
+/// static assets is added after it.
+struct StudioAccessMiddleware<Context: RequestContext>: RouterMiddleware {
+    let access: StudioAccess
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        try access.check(request)
+        return try await next(request, context)
     }
 }

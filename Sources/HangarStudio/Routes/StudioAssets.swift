@@ -1,16 +1,17 @@
 import Foundation
+import HangarHummingbird
 import Hummingbird
 
 /// The studio's static files, embedded in the binary (SwiftPM's `embedInCode`): the page shell, the style sheet and
 /// the scripts. Served without the token: they hold no data.
 enum StudioAssets {
-    static func response(_ name: String) throws(StudioError) -> Response {
+    static func response(_ name: String) throws(HangarHTTPError) -> Response {
         let file: (bytes: [UInt8], type: String)
         switch name {
         case "studio.css": file = (PackageResources.studio_css, "text/css; charset=utf-8")
         case "studio.js": file = (PackageResources.studio_js, "text/javascript; charset=utf-8")
         case "pages.js": file = (PackageResources.pages_js, "text/javascript; charset=utf-8")
-        default: throw StudioError(.notFound, "No such asset")
+        default: throw HangarHTTPError(.notFound, "No such asset")
         }
         return Response(
             status: .ok, headers: [.contentType: file.type, .cacheControl: "no-cache"],
@@ -20,14 +21,12 @@ enum StudioAssets {
 
 /// The one HTML shell every page URL answers with; the scripts read the URL and draw the page.
 enum StudioPage {
-    /// Whether `segments` name a page: the Overview (none), `collections/C`, `documents/C/K`, `changes`, `sync`,
-    /// `health`.
-    static func isPage(_ segments: [String]) -> Bool {
-        switch (segments.first ?? "", segments.count) {
-        case ("", 0), ("collections", 2), ("documents", 2...3), ("changes", 1), ("sync", 1), ("health", 1): true
-        default: false
-        }
-    }
+    /// The page URLs after the prefix: the Overview, `collections/C`, `documents/C/K` (`documents/C?key=K` for a
+    /// key that is no path segment), `changes`, `sync`, `health`.
+    static let paths = [
+        "", "collections/:collection", "documents/:collection", "documents/:collection/:key",
+        "changes", "sync", "health",
+    ]
 
     static func response(prefix: String, writable: Bool) -> Response {
         let shell = String(decoding: PackageResources.studio_html, as: UTF8.self)

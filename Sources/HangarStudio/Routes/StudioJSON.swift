@@ -33,13 +33,4 @@ enum StudioJSON {
 
     /// A version as `major.minor`.
     static func version(_ major: Int, _ minor: Int) -> PropertyList { .string("\(major).\(minor)") }
-
-    /// An integer query parameter in `range`; `nil` when absent, 400 otherwise.
-    static func integer(_ text: String?, name: String, in range: ClosedRange<Int>) throws(StudioError) -> Int? {
-        guard let text, !text.isEmpty else { return nil }
-        guard let value = Int(text), range.contains(value) else {
-            throw StudioError(.badRequest, "\(name) must be an integer from \(range.lowerBound) to \(range.upperBound)")
-        }
-        return value
-    }
 }

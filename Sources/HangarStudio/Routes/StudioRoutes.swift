@@ -1,77 +1,135 @@
 import Foundation
 import Hangar
+import HangarHummingbird
 import Hummingbird
-import Logging
 
 extension HangarStudio {
-    /// Answers a request under the studio's prefix: the static assets to anyone; everything else only with the
-    /// token (``StudioAccess``), a page's first request (`?token=`) turned into a cookie and redirected to the
-    /// same URL without it.
-    func answer(_ request: Request, path: StudioPath, logger: Logger) async throws -> Response {
-        let segments = path.segments
-        let method = request.method
-        if segments.count == 2, segments[0] == "assets" {
-            guard method == .get || method == .head else { throw StudioError(.methodNotAllowed, "Assets are read") }
-            return try StudioAssets.response(segments[1])
+    /// The studio's routes, to mount at ``StudioOptions/prefix``: the static assets to anyone; behind the token
+    /// (``StudioAccessMiddleware``) the pages (one HTML shell) and the JSON API:
+    ///
+    /// - `GET api/overview`, `api/formats`, `api/versions/C`, `api/collections/C`, `api/changes`, `api/changes/events`, `api/sync`;
+    /// - `GET api/documents/C/K`, `…/diff`, `…/download`; `POST …/restore`, `…/delete`, `…/save`; a key that cannot
+    ///   be a path segment (empty, `.`, `..`) comes as `?key=K`, the action then right after the collection;
+    /// - `POST api/health/check`, `api/health/backup`.
+    ///
+    /// Path segments are percent-decoded once, after routing (``HangarHummingbird``'s `PathSegment`), so `a%2Fb` is
+    /// the key `a/b`; every error is answered as the HTTP layer answers it (``StudioResponseMiddleware``).
+    func routes<Context: RequestContext>(context: Context.Type) -> RouteCollection<Context> {
+        let routes = RouteCollection(context: Context.self)
+        routes.add(middleware: StudioResponseMiddleware())
+        routes.get("assets/:name") { _, context in try StudioAssets.response(try context.parameters.require("name")) }
+        routes.add(middleware: StudioAccessMiddleware(access: access))
+        for path in StudioPage.paths {
+            routes.get(RouterPath(path)) { request, _ in page(request) }
         }
-        let grant = try access.grant(request)
-        if segments.first != "api" {
-            guard method == .get || method == .head else { throw StudioError(.methodNotAllowed, "Pages are read") }
-            guard StudioPage.isPage(segments) else { throw StudioError(.notFound, "No such page") }
-            if grant == .query, let cookie = access.setCookie(path: options.prefix) {
-                return Response(
-                    status: .seeOther,
-                    headers: [
-                        .location: Self.withoutToken(path: request.uri.path, query: request.uri.query),
-                        .setCookie: cookie,
-                    ])
-            }
-            return StudioPage.response(prefix: options.prefix, writable: options.allowsWrites)
+        routes.get("api/overview") { _, _ in try await overview() }
+        routes.get("api/formats") { _, _ in try await formats() }
+        routes.get("api/versions/:collection") { _, context in
+            try await versions(try StudioParameters.collection(context))
         }
-        return try await api(Array(segments.dropFirst()), path: path, request, logger: logger)
+        routes.get("api/collections/:collection") { request, context in
+            try await collectionPage(try StudioParameters.collection(context), request)
+        }
+        addDocumentRoutes(to: routes)
+        routes.get("api/changes") { request, _ in try await recentChanges(request) }
+        routes.get("api/changes/events") { request, context in try await changeEvents(request, logger: context.logger) }
+        routes.get("api/sync") { _, _ in try await syncState() }
+        routes.post("api/health/check") { request, _ in try await check(request) }
+        routes.post("api/health/backup") { request, _ in try await backup(request) }
+        return routes
     }
 
-    /// The JSON API: `overview`, `formats`, `versions/C`, `collections/C`, `documents/C/K[/diff|/download|/ACTION]`,
-    /// `changes[/events]`, `sync`, `health/check`, `health/backup`.
-    func api(_ route: [String], path: StudioPath, _ request: Request, logger: Logger) async throws -> Response {
-        let reading = request.method == .get || request.method == .head
-        let writing = request.method == .post
-        switch (route.first ?? "", route.count) {
-        case ("overview", 1) where reading: return try await overview()
-        case ("formats", 1) where reading: return try await formats()
-        case ("versions", 2) where reading: return try await versions(try path.decoded(2, what: "collection"))
-        case ("collections", 2) where reading:
-            return try await collectionPage(try path.decoded(2, what: "collection"), request)
-        case ("documents", 2...4):
-            let collection = try path.decoded(2, what: "collection")
-            // A key that cannot be a path segment (empty, `.`, `..`) comes as `?key=`.
-            let queryKey = request.uri.queryParameters.get("key")
-            let key = try queryKey ?? path.decoded(3, what: "key")
-            let actionIndex = queryKey == nil ? 3 : 2
-            let action = route.count > actionIndex ? route[actionIndex] : ""
-            guard route.count <= actionIndex + 1 else { break }
-            switch (action, reading, writing) {
-            case ("", true, _): return try await document(collection, key, request)
-            case ("diff", true, _): return try await diff(collection, key, request)
-            case ("download", true, _): return try await download(collection, key, request)
-            case (let action, _, true) where !action.isEmpty:
-                return try await write(action, collection, key, request)
-            default: break
-            }
-        case ("changes", 1) where reading: return try await recentChanges(request)
-        case ("changes", 2) where reading && route[1] == "events":
-            return try await changeEvents(request, logger: logger)
-        case ("sync", 1) where reading: return try await syncState()
-        case ("health", 2) where writing && route[1] == "check": return try await check(request)
-        case ("health", 2) where writing && route[1] == "backup": return try await backup(request)
-        default: break
+    /// `api/documents/C/K[/ACTION]`, and `api/documents/C[/ACTION]?key=K` for a key that is no path segment.
+    private func addDocumentRoutes<Context: RequestContext>(to routes: RouteCollection<Context>) {
+        routes.get("api/documents/:collection") { request, context in
+            try await read(try DocumentAddress(request, context, action: nil), request)
         }
-        throw StudioError(.notFound, "No such studio request: \(request.method) /\(route.joined(separator: "/"))")
+        routes.get("api/documents/:collection/:key") { request, context in
+            try await read(try DocumentAddress(request, context, action: nil), request)
+        }
+        routes.post("api/documents/:collection/:key") { request, context in
+            try await write(try DocumentAddress(request, context, action: nil), request)
+        }
+        for action in ["diff", "download"] {
+            routes.get(RouterPath("api/documents/:collection/:key/" + action)) { request, context in
+                try await read(try DocumentAddress(request, context, action: action), request)
+            }
+        }
+        for action in ["restore", "delete", "save"] {
+            routes.post(RouterPath("api/documents/:collection/:key/" + action)) { request, context in
+                try await write(try DocumentAddress(request, context, action: action), request)
+            }
+        }
+    }
+
+    /// A page: the HTML shell, or, when the URL carries the token (the middleware has checked it), a redirect to
+    /// the same URL without it that turns it into an `HttpOnly` cookie.
+    func page(_ request: Request) -> Response {
+        if request.uri.queryParameters.get("token") != nil, let cookie = access.setCookie(path: options.prefix) {
+            return Response(
+                status: .seeOther,
+                headers: [
+                    .location: Self.withoutToken(path: request.uri.path, query: request.uri.query),
+                    .setCookie: cookie,
+                ])
+        }
+        return StudioPage.response(prefix: options.prefix, writable: options.allowsWrites)
     }
 
     /// The request's path and query without its `token` query parameter (the rest as sent).
     static func withoutToken(path: String, query: String?) -> String {
         let kept = (query ?? "").split(separator: "&").filter { !$0.hasPrefix("token=") }
         return path + (kept.isEmpty ? "" : "?" + kept.joined(separator: "&"))
+    }
+}
+
+/// The document a `api/documents/…` request names, and what it asks of it: `documents/C/K[/ACTION]`, or, with
+/// `?key=K` (a key that cannot be a path segment), `documents/C[/ACTION]`, the segment after the collection then
+/// being the action.
+struct DocumentAddress: Sendable {
+    let collection: String
+    let key: String
+    /// `""` for the document itself, else `diff`, `download`, `restore`, `delete` or `save`.
+    let action: String
+
+    init(_ request: Request, _ context: some RequestContext, action routed: String?) throws {
+        collection = try StudioParameters.collection(context)
+        let segment = context.parameters.get("key")
+        if let queryKey = request.uri.queryParameters.get("key") {
+            // The key is in the query: a segment after the collection is the action, and nothing may follow it.
+            guard routed == nil else { throw HangarHTTPError(.notFound, "No such studio request") }
+            // As a path segment's (`PathSegment`): no key holds NUL.
+            guard !queryKey.utf8.contains(0) else {
+                throw HangarHTTPError(.badRequest, "The key in the query holds NUL")
+            }
+            key = queryKey
+            action = segment ?? ""
+        } else {
+            guard let segment else { throw HangarHTTPError(.badRequest, "The path names no key") }
+            key = try PathSegment.decoded(segment, what: "key")
+            action = routed ?? ""
+        }
+    }
+}
+
+/// The studio's reading of a request's parameters, through the HTTP layer's parsers (``HangarHummingbird``'s
+/// `PathSegment` and `Answers.integer`).
+enum StudioParameters {
+    /// The route's `{collection}`, percent-decoded; 400 when it cannot be.
+    static func collection(_ context: some RequestContext) throws -> String {
+        try PathSegment.decoded(try context.parameters.require("collection"), what: "collection")
+    }
+
+    /// Query parameter `name`; `nil` when absent or empty (the pages' forms send their empty fields).
+    static func text(_ request: Request, _ name: String) -> String? {
+        guard let value = request.uri.queryParameters.get(name), !value.isEmpty else { return nil }
+        return value
+    }
+
+    /// Query parameter `name` as an integer in `range`; `nil` when absent or empty, 400 otherwise.
+    static func integer(_ request: Request, _ name: String, in range: ClosedRange<Int>) throws(HangarHTTPError)
+        -> Int?
+    {
+        try Answers.integer(text(request, name), name: name, in: range)
     }
 }

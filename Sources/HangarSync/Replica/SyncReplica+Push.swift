@@ -18,7 +18,7 @@ extension SyncReplica {
             var conflicted = false
             var start = 0
             while start < prepared.count {
-                let slice = Array(prepared[start..<min(start + pushBatchSize, prepared.count)])
+                let slice = Array(prepared[start..<batchEnd(from: start, of: prepared)])
                 start += slice.count
                 let answer = try await transport.push(
                     SyncPush(clientID: clientID, mutations: slice.map(\.mutation)), to: collection)
@@ -33,6 +33,22 @@ extension SyncReplica {
             }
             if !conflicted { return }
         }
+    }
+
+    /// Where the push request that starts at `start` ends: at most ``pushBatchSize`` mutations and
+    /// ``pushBatchBytes`` bytes of documents, and always at least one mutation.
+    func batchEnd(from start: Int, of prepared: [Prepared]) -> Int {
+        var end = start
+        var bytes = 0
+        while end < prepared.count {
+            guard end == start || end - start < pushBatchSize else { break }
+            let mutation = prepared[end].mutation
+            // The document, its key, and a little for the rest of the mutation's entry in the request.
+            bytes += (mutation.body?.count ?? 0) + mutation.key.utf8.count + 64
+            guard end == start || bytes <= pushBatchBytes else { break }
+            end += 1
+        }
+        return end
     }
 
     /// Finds the pending local changes and gives each a mutation id (kept while unanswered, a new one when the

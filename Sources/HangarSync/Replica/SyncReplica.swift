@@ -42,6 +42,10 @@ public struct SyncReplica<Store: DocumentStore>: Sendable {
     public var resolver: SyncResolver
     /// The most mutations one push request carries.
     public var pushBatchSize = 200
+    /// The most bytes of documents one push request carries (a mutation larger than this still goes, alone): half
+    /// the server's limit on a push body (`HangarRouteOptions.maximumPushBodySize`, 16 MiB by default), so a
+    /// full batch is never refused whole.
+    public var pushBatchBytes = 8 << 20
     /// How long ``follow(_:onPass:)`` waits before its first retry after a cut stream or a failed pass.
     public var followRetryDelay: Duration = .milliseconds(100)
     /// The longest ``follow(_:onPass:)`` waits between retries.

@@ -104,17 +104,43 @@ enum Browser {
         return nil
     }()
 
-    /// Whether a browser test may go on: true with a browser; without one, records an issue when required and
-    /// otherwise prints SKIPPED loudly.
-    static func isAvailable(_ test: String, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
-        guard let missing else { return true }
-        if isRequired {
-            Issue.record("HANGAR_REQUIRE_BROWSER=1 but \(missing)", sourceLocation: sourceLocation)
-        } else {
-            FileHandle.standardError.write(
-                Data("WARNING: \(test): the browser test is SKIPPED: \(missing)\n".utf8))
-        }
+    /// Whether the browser tests run: where a browser can be driven, and wherever they are required (so that a
+    /// missing browser fails them there, in ``require()``).
+    static var shouldRun: Bool {
+        guard let missing, !isRequired else { return true }
+        warnOnce(missing)
         return false
+    }
+
+    /// Why the browser tests are skipped here, as Swift Testing shows it beside each skipped test.
+    static var skipReason: Comment {
+        Comment(
+            rawValue:
+                "SKIPPED: no browser to drive: \(missing ?? "none missing") (HANGAR_REQUIRE_BROWSER=1 fails instead)")
+    }
+
+    /// Throws when no browser can be driven here: a browser test reaches this only when the browser is there or
+    /// required (``shouldRun``), so it fails under `HANGAR_REQUIRE_BROWSER=1` without one.
+    static func require() throws {
+        if let missing { throw BrowserMissing(reason: missing) }
+    }
+
+    struct BrowserMissing: Error, CustomStringConvertible {
+        let reason: String
+        var description: String { "HANGAR_REQUIRE_BROWSER=1, but \(reason)" }
+    }
+
+    /// The one SKIPPED line on standard error, however many browser tests are skipped.
+    private static let warned = Mutex(false)
+
+    private static func warnOnce(_ missing: String) {
+        let first = warned.withLock { warned in
+            defer { warned = true }
+            return !warned
+        }
+        guard first else { return }
+        FileHandle.standardError.write(
+            Data("WARNING: Hangar Studio's browser tests are SKIPPED: \(missing)\n".utf8))
     }
 
     /// Runs scenario `name` of the script against `studio`; records an issue with its output when it fails.
@@ -134,4 +160,10 @@ enum Browser {
             sourceLocation: sourceLocation)
         return result
     }
+}
+
+extension Trait where Self == ConditionTrait {
+    /// A browser test: run where a browser can be driven or `HANGAR_REQUIRE_BROWSER=1` requires one, and skipped,
+    /// saying why (``Browser/skipReason``), otherwise.
+    static var browser: Self { .enabled(if: Browser.shouldRun, Browser.skipReason) }
 }

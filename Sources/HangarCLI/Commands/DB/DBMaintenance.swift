@@ -89,25 +89,9 @@ struct DBCheck: AsyncParsableCommand {
     }
 
     /// A `document not readable: COLLECTION/KEY: REASON` line for each document, of every collection, whose
-    /// stored envelope does not decode; one read transaction a collection.
+    /// stored envelope does not decode (``Hangar/DocumentStore/unreadableDocuments()``).
     static func unreadableDocuments<S: DocumentStore>(in store: S) async throws -> [String] {
-        let collections = try await store.read { try await $0.collections() }
-        var lines: [String] = []
-        for collection in collections {
-            lines += try await store.read { transaction in
-                var lines: [String] = []
-                for key in try await transaction.keys(in: collection) {
-                    do throws(HangarError) {
-                        guard let stored = try await transaction.document(in: collection, key: key) else { continue }
-                        _ = try DocumentRules.envelopeVersion(try stored.envelope(), collection: collection, key: key)
-                    } catch {
-                        lines.append("document not readable: \(error)")
-                    }
-                }
-                return lines
-            }
-        }
-        return lines
+        try await store.unreadableDocuments().map { "document not readable: \($0)" }
     }
 }
 
