@@ -152,12 +152,15 @@ public struct DictionaryReader: Sendable {
     /// A reader over the dictionary under `key`, for fields grouped in a nested dictionary.
     public func nested(_ key: String) throws(HangarError) -> DictionaryReader {
         trace(key, required: true, kinds: ["dictionary"])
+        var reader: DictionaryReader
         switch entry(key) {
         case nil: throw .missingKey(key, at: path)
         case .lazy(let value) where value.kind == .dictionary:
-            return DictionaryReader(lazy: value, at: path.appending(key: key))
-        case let entry?: return try DictionaryReader(entry.materialized(), at: path.appending(key: key))
+            reader = DictionaryReader(lazy: value, at: path.appending(key: key))
+        case let entry?: reader = try DictionaryReader(entry.materialized(), at: path.appending(key: key))
         }
+        reader.tracedBase = tracedBase  // A nested reader reads from where its parent does.
+        return reader
     }
 
     /// A reader over the dictionary under `key`, or `nil` when the key is absent.
