@@ -40,6 +40,24 @@ struct ByteReader {
         }
     }
 
+    /// The 8 bytes at `offset` as a little-endian integer (the first byte lowest). The caller has checked the range.
+    @inline(__always)
+    func littleEndianUInt64(at offset: Int) -> UInt64 {
+        assert(offset >= 0 && offset + 8 <= base.count)
+        return UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+    }
+
+    /// Whether the `count` bytes at `offset` are the UTF-8 of `string`. The caller has checked the range.
+    func matches(_ string: String, at offset: Int, count: Int) -> Bool {
+        assert(offset >= 0 && count >= 0 && offset + count <= base.count)
+        var string = string
+        return string.withUTF8 { utf8 in
+            utf8.count == count
+                && UTF8Bytes.memoryEqual(
+                    UnsafeRawBufferPointer(utf8), UnsafeRawBufferPointer(rebasing: base[offset..<(offset + count)]))
+        }
+    }
+
     /// A copy of `count` bytes at `offset`. The caller has checked the range.
     func bytes(at offset: Int, count: Int) -> [UInt8] {
         assert(offset >= 0 && count >= 0 && offset + count <= base.count)

@@ -202,6 +202,22 @@ extension XMLScanner {
         }
     }
 
+    /// The text of a `<key>` up to `</key>`, handed to the builder: the key the dictionary's template expects when
+    /// the bytes are its bytes (no string made), else a string of its own.
+    mutating func scanKey(openedAt offset: Int) throws(PropertyListError) {
+        let contentStart = position
+        let text = try scanText(closing: .key, openedAt: offset)
+        if case .region(let start, let count, _) = text, let expected = builder.expectedKey {
+            if reader.matches(expected, at: start, count: count) {
+                builder.key(expected, isExpected: true)
+            } else {
+                builder.key(try string(text, at: contentStart), isExpected: false)
+            }
+            return
+        }
+        builder.key(try string(text, at: contentStart))
+    }
+
     mutating func scanString(closing tag: Tag, openedAt offset: Int) throws(PropertyListError) -> String {
         let contentStart = position
         let text = try scanText(closing: tag, openedAt: offset)

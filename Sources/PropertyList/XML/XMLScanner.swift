@@ -173,7 +173,11 @@ struct XMLScanner: TextScanner {
         let parent = elements.last?.tag
         if builder.expectsKey {
             guard tag == .key else { throw failure(.syntax("Found non-key inside <dict>"), at: offset) }
-            builder.key(selfClosing ? "" : try scanString(closing: .key, openedAt: offset))
+            if selfClosing {
+                builder.key("")
+            } else {
+                try scanKey(openedAt: offset)
+            }
             return nil
         }
         switch tag {
