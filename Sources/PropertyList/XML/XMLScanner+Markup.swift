@@ -178,9 +178,12 @@ extension XMLScanner {
 
     /// Parses `</name>` at `position` and checks the name.
     mutating func scanEndTag(expecting expected: Tag) throws(PropertyListError) {
-        // The form every writer emits, checked in one comparison.
-        if reader.matches(expected.closingTag, at: position) {
-            position += expected.closingTag.utf8CodeUnitCount
+        // The form every writer emits, checked in one comparison (two for </string> and </integer>).
+        let (word, mask, closingLength) = expected.closingPrefix
+        if position + 8 <= reader.count, reader.littleEndianUInt64(at: position) & mask == word,
+            closingLength <= 8 || reader.matches(expected.closingTag, at: position)
+        {
+            position += closingLength
             return
         }
         let offset = position
@@ -286,7 +289,18 @@ extension XMLScanner {
         while position < reader.count {
             // Indentation: a run of whitespace, counted in a local (the scanner's own position is stored once).
             var index = position
-            while index < reader.count, NumberText.isXMLWhitespace(reader[index]) { index += 1 }
+            while index < reader.count {
+                let space = reader[index]
+                guard NumberText.isXMLWhitespace(space) else { break }
+                index += 1
+                // After a line break, the indentation: tabs or spaces, 8 at a time while they are all the same
+                // (a deep document's lines are mostly that).
+                guard space == 0x0A, index < reader.count else { continue }
+                let indent = reader[index]
+                guard indent == 0x09 || indent == 0x20 else { continue }
+                let run = 0x0101_0101_0101_0101 &* UInt64(indent)
+                while index + 8 <= reader.count, reader.littleEndianUInt64(at: index) == run { index += 8 }
+            }
             position = index
             guard index < reader.count else { return }
             let byte = reader[index]
