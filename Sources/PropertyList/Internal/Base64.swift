@@ -89,6 +89,7 @@ extension Base64 {
                         let whitespaceStart = index
                         while index < count, table[Int(input[index])] == whitespaceMark { index += 1 }
                         if index > whitespaceStart { continue }
+                        guard index < count else { break }
                     }
                     guard state.feed(table[Int(input[index])], to: out) else {
                         valid = false
