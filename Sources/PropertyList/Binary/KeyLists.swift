@@ -10,7 +10,8 @@ struct KeyLists {
         let refs: Int
         let byteCount: Int
         let hash: UInt64
-        let keys: PropertyList.Dictionary.KeyTable
+        let keys: [String]
+        let sortedPositions: [Int]?
     }
 
     private static let size = 64
@@ -18,18 +19,20 @@ struct KeyLists {
     private var entries: [Entry?] = []
 
     /// The keys of an earlier dictionary whose `byteCount` bytes of key references at `refs` are these.
-    func keys(_ reader: ByteReader, refs: Int, byteCount: Int, hash: UInt64) -> PropertyList.Dictionary.KeyTable? {
+    func keys(_ reader: ByteReader, refs: Int, byteCount: Int, hash: UInt64) -> (
+        keys: [String], sortedPositions: [Int]?
+    )? {
         guard !entries.isEmpty, let entry = entries[Int(truncatingIfNeeded: hash) & (Self.size - 1)],
             entry.hash == hash,
             entry.byteCount == byteCount, reader.regionsEqual(entry.refs, refs, count: byteCount)
         else { return nil }
-        return entry.keys
+        return (entry.keys, entry.sortedPositions)
     }
 
-    /// Remembers `keys`, different strings decoded from the references at `refs` (with their sorted index).
-    mutating func remember(_ keys: PropertyList.Dictionary.KeyTable, refs: Int, byteCount: Int, hash: UInt64) {
+    /// Remembers `keys`, different strings decoded from the references at `refs`, with their sorted positions.
+    mutating func remember(_ keys: [String], sortedPositions: [Int]?, refs: Int, byteCount: Int, hash: UInt64) {
         if entries.isEmpty { entries = Array(repeating: nil, count: Self.size) }
         entries[Int(truncatingIfNeeded: hash) & (Self.size - 1)] = Entry(
-            refs: refs, byteCount: byteCount, hash: hash, keys: keys)
+            refs: refs, byteCount: byteCount, hash: hash, keys: keys, sortedPositions: sortedPositions)
     }
 }

@@ -12,15 +12,19 @@ extension PropertyList {
     /// binary search, through a sorted index of positions kept beside the entries when they are not already
     /// in key order; adding a key that sorts last appends, any other costs O(n).
     public struct Dictionary: Sendable {
-        /// The keys in the kept order, with their sorted index when that order is not key order (``KeyTable``).
-        @usableFromInline var keyTable: KeyTable
-        /// `valueStorage[i]` belongs to the key at position `i`.
+        /// The keys, in the kept order.
+        @usableFromInline var keyStorage: [String]
+        /// `values[i]` belongs to `keys[i]`.
         @usableFromInline var valueStorage: [PropertyList]
+        /// The positions of the entries in ascending ``PropertyList/DictionaryKey`` order; `nil` when the kept
+        /// order already is that order (files written by Apple's XML writer and by Hangar are), which costs nothing.
+        @usableFromInline var sortedPositions: [Int]?
 
         /// An empty dictionary.
         public init() {
-            keyTable = .ascending([])
+            keyStorage = []
             valueStorage = []
+            sortedPositions = nil
         }
 
         /// A dictionary with room for `capacity` entries.
@@ -55,23 +59,18 @@ extension PropertyList {
         /// A dictionary from parallel arrays whose keys are strictly ascending (``isAscending(_:)``).
         init(ascendingKeys keys: [String], values: [PropertyList]) {
             assert(keys.count == values.count && Self.isAscending(keys))
-            keyTable = .ascending(keys)
+            keyStorage = keys
             valueStorage = values
+            sortedPositions = nil
         }
 
         /// A dictionary from parallel arrays of different keys, with their sorted positions already known
         /// (``sortedPositions(of:)`` of these keys).
         init(distinctKeys keys: [String], values: [PropertyList], sortedPositions: [Int]?) {
             assert(keys.count == values.count)
-            keyTable = KeyTable(keys: keys, sortedPositions: sortedPositions)
+            keyStorage = keys
             valueStorage = values
-        }
-
-        /// A dictionary of `values` under the keys of `keyTable` (another dictionary's keys, shared).
-        init(keyTable: KeyTable, values: [PropertyList]) {
-            assert(keyTable.count == values.count)
-            self.keyTable = keyTable
-            valueStorage = values
+            self.sortedPositions = sortedPositions
         }
 
         /// Whether `keys` are strictly ascending in ``PropertyList/DictionaryKey`` order (so none is repeated).
@@ -136,42 +135,36 @@ extension PropertyList {
         }
 
         /// The number of entries.
-        @inlinable public var count: Int { valueStorage.count }
+        @inlinable public var count: Int { keyStorage.count }
 
         /// Whether there are no entries.
-        @inlinable public var isEmpty: Bool { valueStorage.isEmpty }
+        @inlinable public var isEmpty: Bool { keyStorage.isEmpty }
 
         /// The keys, in the kept order.
-        public var keys: [String] { keyTable.keys }
+        public var keys: [String] { keyStorage }
 
         /// The values, in the order of their keys.
         public var values: [PropertyList] { valueStorage }
 
         /// Whether the kept order is ascending key order (as every writer's sorted output has it).
-        public var isInKeyOrder: Bool { keyTable.isAscending }
+        public var isInKeyOrder: Bool { sortedPositions == nil }
 
         /// The same entries, in ascending key order (by UTF-16 code unit, as `plutil` sorts them).
         public func sortedByKey() -> Dictionary {
-            guard case .indexed(let table) = keyTable else { return self }
+            guard let sortedPositions else { return self }
             return Dictionary(
-                ascendingKeys: table.sortedPositions.map { table.keys[$0] },
-                values: table.sortedPositions.map { valueStorage[$0] })
+                ascendingKeys: sortedPositions.map { keyStorage[$0] }, values: sortedPositions.map { valueStorage[$0] })
         }
 
         /// The position of the entry that is `rank`-th in key order.
         @inline(__always)
         func position(ofRank rank: Int) -> Int {
-            keyTable.position(ofRank: rank)
+            sortedPositions?[rank] ?? rank
         }
 
         /// Makes room for `capacity` entries.
         public mutating func reserveCapacity(_ capacity: Int) {
-            if case .ascending(var keys) = keyTable {
-                // Released first, so the array is unique and grows in place.
-                keyTable = .ascending([])
-                keys.reserveCapacity(capacity)
-                keyTable = .ascending(keys)
-            }
+            keyStorage.reserveCapacity(capacity)
             valueStorage.reserveCapacity(capacity)
         }
 
@@ -218,15 +211,13 @@ extension PropertyList {
                 valueStorage[position] = value
                 return old
             case .insertionPoint(let rank):
-                let position = valueStorage.count
+                let position = keyStorage.count
+                keyStorage.append(key)
                 valueStorage.append(value)
-                if keyTable.isAscending && rank == position {
-                    keyTable.appendLast(key)
-                    return nil
-                }
-                var order = keyTable.sortedPositions ?? Array(0..<position)
+                if sortedPositions == nil && rank == position { return nil }
+                var order = sortedPositions ?? Array(0..<position)
                 order.insert(position, at: rank)
-                keyTable = .indexed(IndexedKeys(keys: keyTable.keys + [key], sortedPositions: order))
+                sortedPositions = order
                 return nil
             }
         }
@@ -240,25 +231,17 @@ extension PropertyList {
 
         private mutating func remove(rank: Int) -> PropertyList {
             let position = position(ofRank: rank)
+            keyStorage.remove(at: position)
             let value = valueStorage.remove(at: position)
-            switch keyTable {
-            case .ascending(var keys):
-                // Released first, so the array is unique and shrinks in place; what is left is still ascending.
-                keyTable = .ascending([])
-                keys.remove(at: position)
-                keyTable = .ascending(keys)
-            case .indexed(let table):
-                var keys = table.keys
-                keys.remove(at: position)
-                var order = table.sortedPositions
-                order.remove(at: rank)
-                var isIdentity = true
-                for index in order.indices {
-                    if order[index] > position { order[index] -= 1 }
-                    if order[index] != index { isIdentity = false }
-                }
-                keyTable = KeyTable(keys: keys, sortedPositions: isIdentity ? nil : order)
+            guard var order = sortedPositions else { return value }
+            sortedPositions = nil
+            order.remove(at: rank)
+            var isIdentity = true
+            for index in order.indices {
+                if order[index] > position { order[index] -= 1 }
+                if order[index] != index { isIdentity = false }
             }
+            if !isIdentity { sortedPositions = order }
             return value
         }
 
@@ -273,7 +256,7 @@ extension PropertyList {
                 return
             }
             try self = Dictionary(
-                keys: keyTable.keys + other.keyTable.keys, values: valueStorage + other.valueStorage,
+                keys: keyStorage + other.keyStorage, values: valueStorage + other.valueStorage,
                 uniquingKeysWith: combine)
         }
 
@@ -285,7 +268,7 @@ extension PropertyList {
                 keys.append(entry.key)
                 values.append(entry.value)
             }
-            return Dictionary(keyTable: KeyTable(distinctKeys: keys), values: values)
+            return Dictionary(distinctKeys: keys, values: values, sortedPositions: Self.sortedPositions(of: keys))
         }
 
         /// The same keys, in the same order, with transformed values.
@@ -302,25 +285,16 @@ extension PropertyList {
 
         /// Binary search in key order, by rank; past the last key is checked first (builders add in order).
         private func search(_ key: String) -> SearchResult {
-            switch keyTable {
-            case .ascending(let keys):
-                return Self.search(key, count: keys.count) { keys[$0] }
-            case .indexed(let table):
-                return Self.search(key, count: table.keys.count) { table.keys[table.sortedPositions[$0]] }
-            }
-        }
-
-        @inline(__always)
-        private static func search(_ key: String, count: Int, keyOfRank: (Int) -> String) -> SearchResult {
+            let count = keyStorage.count
             guard count > 0 else { return .insertionPoint(0) }
-            let lastComparison = KeyOrder.compare(keyOfRank(count - 1), key)
+            let lastComparison = KeyOrder.compare(keyStorage[position(ofRank: count - 1)], key)
             if lastComparison < 0 { return .insertionPoint(count) }
             if lastComparison == 0 { return .found(count - 1) }
             var low = 0
             var high = count - 1
             while low < high {
                 let middle = (low + high) / 2
-                let comparison = KeyOrder.compare(keyOfRank(middle), key)
+                let comparison = KeyOrder.compare(keyStorage[position(ofRank: middle)], key)
                 if comparison == 0 { return .found(middle) }
                 if comparison < 0 { low = middle + 1 } else { high = middle }
             }
@@ -334,11 +308,11 @@ extension PropertyList.Dictionary: RandomAccessCollection {
     public typealias Index = Int
 
     @inlinable public var startIndex: Int { 0 }
-    @inlinable public var endIndex: Int { valueStorage.count }
+    @inlinable public var endIndex: Int { keyStorage.count }
 
     /// The entry at `position`, in the kept order.
     @inlinable public subscript(position: Int) -> Element {
-        (keyTable[position], valueStorage[position])
+        (keyStorage[position], valueStorage[position])
     }
 }
 
@@ -353,10 +327,10 @@ extension PropertyList.Dictionary: Hashable {
     /// Equal when both hold the same keys, scalar for scalar, each with an equal value, in any order.
     public static func == (lhs: Self, rhs: Self) -> Bool {
         guard lhs.count == rhs.count else { return false }
-        for rank in lhs.valueStorage.indices {
+        for rank in lhs.keyStorage.indices {
             let left = lhs.position(ofRank: rank)
             let right = rhs.position(ofRank: rank)
-            guard UTF8Bytes.equal(lhs.keyTable[left], rhs.keyTable[right]),
+            guard UTF8Bytes.equal(lhs.keyStorage[left], rhs.keyStorage[right]),
                 lhs.valueStorage[left] == rhs.valueStorage[right]
             else { return false }
         }
@@ -365,9 +339,9 @@ extension PropertyList.Dictionary: Hashable {
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(count)
-        for rank in valueStorage.indices {
+        for rank in keyStorage.indices {
             let position = position(ofRank: rank)
-            UTF8Bytes.hash(keyTable[position], into: &hasher)
+            UTF8Bytes.hash(keyStorage[position], into: &hasher)
             hasher.combine(valueStorage[position])
         }
     }
