@@ -26,11 +26,11 @@ public final class SQLiteStore: Sendable {
     public let sqliteConfiguration: SQLiteStoreConfiguration
     /// Where the store logs and what it measures with (``StoreConfiguration/observability``).
     let instruments: StoreInstruments
-    /// The writer connection (``SQLiteStore+Maintenance`` takes its turn too).
-    let writer: SerializedConnection
+    /// The writer connection and its turn (``SQLiteStore+Maintenance`` takes the turn too).
+    let writer: SQLiteWriter
     private let readers: ReaderPool?
     /// Wakes this store's followers (``follow(after:in:)``) when a write commits changes.
-    let changeSignal = ChangeSignal()
+    let changeSignal: ChangeSignal
     /// When this store's commits next look for changes old enough to prune (``ChangeRetention/maximumAge``).
     let changePruning = ChangePruningSchedule()
     /// Whether ``close()`` was called: every transaction then fails.
@@ -73,8 +73,14 @@ public final class SQLiteStore: Sendable {
                     "schema_version": .stringConvertible(SQLiteSchema.currentVersion),
                 ])
         }
-        writer = SerializedConnection(
-            connection, lock: inMemory ? WriterLocks.privateLock() : WriterLocks.lock(for: path), label: path)
+        let changeSignal = ChangeSignal()
+        self.changeSignal = changeSignal
+        writer = SQLiteWriter(
+            connection, fileLock: inMemory ? WriterLocks.privateLock() : WriterLocks.lock(for: path), label: path,
+            policy: configuration.groupCommit
+        ) { group, connection in
+            Self.committed(group, on: connection, signal: changeSignal, instruments: instruments)
+        }
         if inMemory {
             readers = nil
         } else {
@@ -178,28 +184,6 @@ public final class SQLiteStore: Sendable {
         }
     }
 
-    /// Runs `body` in a write transaction: everything it saves and deletes is committed together when it
-    /// returns, and nothing is when it throws. A write that committed returns normally: mirror files that
-    /// cannot be written are retried later and reported another way (``mirrorFailures()``). Writes are
-    /// serialized, and concurrent ones share a commit (``SQLiteStoreConfiguration/GroupCommit``); a `write`
-    /// inside another on the same store is a programmer error.
-    @discardableResult
-    public func write<Result>(_ body: (SQLiteWriteTransaction) throws -> Result) throws -> Result {
-        // Keyed by the writer lock: a write inside a write of another store on the same file would wait forever.
-        precondition(
-            !Self.isWriting(self), "Hangar: store.write called inside a write transaction of the same store (or file)")
-        let start = try beginWrite()
-        defer { instruments.finished(.write, since: start) }
-        let member = try Self.$writingStores.withValue(Self.writingStores.union([writer.lockID])) {
-            try writer.withGroupedWrite(sqliteConfiguration.groupCommit, afterCommit: groupCommitted) {
-                (connection: SQLiteConnection) throws -> WriteMember<Result> in
-                try writeMember(on: connection, body)
-            }
-        }
-        writeMirrors(member.mirrors)
-        return member.result
-    }
-
     /// ``read(_:)`` for async code, without holding a thread while it waits.
     ///
     /// The caller waits, in the order callers came, for a free reader connection (for an in-memory store, for
@@ -238,103 +222,6 @@ public final class SQLiteStore: Sendable {
         }
     }
 
-    /// ``write(_:)`` for async code, without holding a thread while it waits.
-    ///
-    /// The caller waits for the file's writer lock in the order writers came (blocking writers included)
-    /// without holding a thread; `body` then runs on the writer's serial queue. A task cancelled while it
-    /// waits gives up its place and throws `CancellationError`, having written nothing; once `body` has
-    /// started, the write is committed or rolled back as if the task had not been cancelled. SQLite's busy
-    /// timeout, when another process holds the file's lock, is waited out on that queue.
-    @discardableResult
-    public func write<Result: Sendable>(_ body: @Sendable (SQLiteWriteTransaction) throws -> Result) async throws
-        -> Result
-    {
-        try await writeLeasing { try body($0) }
-    }
-
-    /// The async write for a body that may `await` (the ``DocumentStore`` form): the writer's lock is the
-    /// task's until `body` returns, so keep what it awaits short.
-    @discardableResult
-    public func write<Result: Sendable>(_ body: (SQLiteWriteTransaction) async throws -> Result) async throws
-        -> Result
-    {
-        try await writeLeasing(body)
-    }
-
-    private func writeLeasing<Result>(_ body: (SQLiteWriteTransaction) async throws -> Result) async throws -> Result {
-        precondition(
-            !Self.isWritingInThisTask(self),
-            "Hangar: store.write called inside a write transaction of the same store (or file)")
-        let start = try beginWrite()
-        defer { instruments.finished(.write, since: start) }
-        let member = try await Self.$writingStores.withValue(Self.writingStores.union([writer.lockID])) {
-            try await Self.$asyncWrites.withValue(Self.asyncWrites.union([Self.taskWrite(writer.lockID)])) {
-                try await writer.withGroupedWrite(sqliteConfiguration.groupCommit, afterCommit: groupCommitted) {
-                    (connection: SQLiteConnection) async throws -> WriteMember<Result> in
-                    try await writeMember(on: connection, body)
-                }
-            }
-        }
-        await writeMirrors(member.mirrors)
-        return member.result
-    }
-
-    /// A write of its own whose body needs no task (a single write, planned beforehand): it runs on the thread that
-    /// holds the writer's turn when its place in the queue comes, in that write's group
-    /// (``SerializedConnection/withInlineGroupedWrite(_:afterCommit:_:)``), and returns once the group has committed.
-    func writeInTurn<Result: Sendable>(_ body: @escaping @Sendable (SQLiteWriteTransaction) throws -> Result)
-        async throws -> Result
-    {
-        precondition(
-            !Self.isWritingInThisTask(self),
-            "Hangar: store.write called inside a write transaction of the same store (or file)")
-        let start = try beginWrite()
-        defer { instruments.finished(.write, since: start) }
-        let member = try await writer.withInlineGroupedWrite(
-            sqliteConfiguration.groupCommit, afterCommit: groupCommitted
-        ) { [self] (connection: SQLiteConnection) throws -> WriteMember<Result> in
-            try writeMember(on: connection, body)
-        }
-        await writeMirrors(member.mirrors)
-        return member.result
-    }
-
-    // MARK: The steps every write shares
-
-    /// Checks that a write may start; returns when it did, for the write timer.
-    private func beginWrite() throws(HangarError) -> ContinuousClock.Instant {
-        try requireOpen()
-        try requireWritable()
-        return ContinuousClock.now
-    }
-
-    /// Runs `body` as a write transaction on `connection`, once the turn is the write's: what it returned, the
-    /// mirror files it owes and its size, for its group.
-    private func writeMember<Result>(
-        on connection: SQLiteConnection, _ body: (SQLiteWriteTransaction) throws -> Result
-    )
-        throws -> WriteMember<Result>
-    {
-        try requireOpen()
-        let transaction = SQLiteWriteTransaction(connection: connection, store: self)
-        defer { transaction.invalidate() }
-        let result = try body(transaction)
-        try transaction.finishChanges()
-        return WriteMember(result, of: transaction)
-    }
-
-    /// ``writeMember(on:_:)`` for a body that may `await`.
-    private func writeMember<Result>(
-        on connection: SQLiteConnection, _ body: (SQLiteWriteTransaction) async throws -> Result
-    ) async throws -> WriteMember<Result> {
-        try requireOpen()
-        let transaction = SQLiteWriteTransaction(connection: connection, store: self)
-        defer { transaction.invalidate() }
-        let result = try await body(transaction)
-        try transaction.finishChanges()
-        return WriteMember(result, of: transaction)
-    }
-
     private static func run<Transaction: SQLiteReadTransaction, Result>(
         _ transaction: Transaction, on connection: SQLiteConnection, _ body: (Transaction) async throws -> Result
     ) async throws -> Result {
@@ -365,44 +252,6 @@ public final class SQLiteStore: Sendable {
         }
     }
 
-    /// After a write group's commit: wakes the followers if it recorded changes and empties an overgrown log.
-    private func groupCommitted(on connection: SQLiteConnection, _ group: WriteGroup) {
-        if group.recordedChanges { changeSignal.signal() }
-        // Beside the write timer's count: writes per commit, what group commit saves.
-        instruments.count("hangar_commits_total")
-        connection.checkpointIfLogExceeds(Self.logSizeLimit)
-    }
-
-    /// Twice the log SQLite's automatic checkpoints keep (1,000 pages of 4 KiB): beyond this, readers are
-    /// starving them and the writer empties the log itself (``SQLiteConnection/checkpointIfLogExceeds(_:)``).
-    static let logSizeLimit = 8 << 20
-
-    @TaskLocal private static var writingStores: Set<ObjectIdentifier> = []
-
-    private static func isWriting(_ store: SQLiteStore) -> Bool {
-        writingStores.contains(store.writer.lockID)
-    }
-
-    /// The async writes under way in a task: its writer lock and the task. A task started inside a write
-    /// inherits the task-locals but is another task, which waits for its turn rather than deadlocking.
-    private struct TaskWrite: Hashable {
-        let lock: ObjectIdentifier
-        let task: Int?
-    }
-
-    @TaskLocal private static var asyncWrites: Set<TaskWrite> = []
-
-    private static func taskWrite(_ lock: ObjectIdentifier) -> TaskWrite {
-        TaskWrite(lock: lock, task: withUnsafeCurrentTask { $0?.hashValue })
-    }
-
-    /// Whether this task (not a task it started) is inside a write of `store`'s file: a blocking write, or
-    /// an async one of this same task.
-    private static func isWritingInThisTask(_ store: SQLiteStore) -> Bool {
-        asyncWrites.contains(taskWrite(store.writer.lockID))
-            || (withUnsafeCurrentTask { $0 } == nil && isWriting(store))
-    }
-
     /// Closes the store: every operation started afterwards (transactions, ``checkIntegrity()``,
     /// ``backup(to:)``, ``checkpoint()``) throws ``HangarError/Code/closed``; returns once the operations under
     /// way have ended and the file, its write-ahead log and its shared memory are closed. Closing twice does
@@ -423,20 +272,6 @@ public final class SQLiteStore: Sendable {
     }
 }
 
-/// One write of a group: what its body returned, the mirror files it owes once committed, and its size.
-private struct WriteMember<Result>: GroupMember {
-    let result: Result
-    let mirrors: [PendingMirror]
-    let footprint: GroupFootprint
-
-    init(_ result: Result, of transaction: SQLiteWriteTransaction) {
-        self.result = result
-        mirrors = transaction.pendingMirrors
-        footprint = GroupFootprint(bytes: transaction.bytesWritten, recordedChanges: transaction.recordedChanges)
-    }
-}
-
-extension WriteMember: Sendable where Result: Sendable {}
 
 extension TransactionFailure<any Error> {
     /// The error a store call throws: SQLite's as a ``HangarError``, the body's as it is.

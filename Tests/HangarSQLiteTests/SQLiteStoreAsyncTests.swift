@@ -420,7 +420,7 @@ final class ThreadSampler: @unchecked Sendable {
     }
 }
 
-/// The lender behind the writer lock and the reader pool: first come, first served, threads and tasks alike.
+/// The lender behind the file's writer lock and the reader pool: first come, first served, threads and tasks alike.
 @Suite struct LenderTests {
     @Test func waitersAreServedInTheOrderTheyCameAndACancelledOneIsSkipped() async throws {
         let lender = Lender([0])
@@ -439,11 +439,9 @@ final class ThreadSampler: @unchecked Sendable {
             } else {
                 tasks.append(
                     Task {
-                        let _: Void = try await lender.borrow { resource, continuation in
-                            order.append(waiter)
-                            lender.giveBack(resource)
-                            continuation.resume()
-                        }
+                        let resource = try await lender.lease()
+                        order.append(waiter)
+                        lender.giveBack(resource)
                     })
             }
             // Each asks only once the one before is waiting.

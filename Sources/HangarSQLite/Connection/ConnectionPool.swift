@@ -12,17 +12,8 @@ import Synchronization
 final class Lender<Resource: Sendable>: Sendable {
     /// One async borrower's place: created before it asks, so a cancellation that comes first is not lost.
     final class Ticket: @unchecked Sendable {
-        /// The write group this borrower may join (``handOff(_:toGroup:)``), if any.
-        fileprivate let group: ObjectIdentifier?
-        /// A write of that group that whoever hands the turn on runs itself, instead of waking this borrower. Set
-        /// before the ticket is borrowed with, never after.
-        var inlineWrite: InlineWrite?
         // Guarded by the lender's mutex.
         fileprivate var stage = Stage.fresh
-
-        init(group: ObjectIdentifier? = nil) {
-            self.group = group
-        }
 
         fileprivate enum Stage {
             case fresh
@@ -35,38 +26,22 @@ final class Lender<Resource: Sendable>: Sendable {
     /// A blocked thread's place: the resource is set before the semaphore is signalled.
     private final class ThreadWaiter: @unchecked Sendable {
         let semaphore = DispatchSemaphore(value: 0)
-        let group: ObjectIdentifier?
         var resource: Resource?
-
-        init(group: ObjectIdentifier?) {
-            self.group = group
-        }
     }
 
     private enum Waiter {
+        case thread(ThreadWaiter)
+        case task(@Sendable (Resource?) -> Void)
+    }
+
+    private enum Queued {
         case thread(ThreadWaiter)
         case task(Ticket)
     }
 
     private struct State {
         var available: [Resource]
-        var waiters: [Waiter] = []
-        /// `waiters[head...]` are waiting: taking the first is O(1), the array is compacted now and then.
-        var head = 0
-
-        mutating func takeFirstWaiter() -> Waiter? {
-            guard head < waiters.count else { return nil }
-            let waiter = waiters[head]
-            head += 1
-            if head == waiters.count {
-                waiters.removeAll(keepingCapacity: true)
-                head = 0
-            } else if head >= 64 && head * 2 >= waiters.count {
-                waiters.removeFirst(head)
-                head = 0
-            }
-            return waiter
-        }
+        var waiters = WaitQueue<Queued>()
     }
 
     private let state: Mutex<State>
@@ -78,7 +53,7 @@ final class Lender<Resource: Sendable>: Sendable {
     /// How many borrowers are waiting (for tests).
     var waiting: Int {
         state.withLock { state in
-            state.waiters[state.head...].count { waiter in
+            state.waiters.count { waiter in
                 guard case .task(let ticket) = waiter, case .cancelled = ticket.stage else { return true }
                 return false
             }
@@ -87,11 +62,10 @@ final class Lender<Resource: Sendable>: Sendable {
 
     // MARK: Threads
 
-    /// Blocks this thread until a resource is free, and returns it. Give it back with ``giveBack(_:)``. A
-    /// borrower that names a `group` may be handed the resource by ``handOff(_:toGroup:)``.
-    func borrow(group: ObjectIdentifier? = nil) -> Resource {
+    /// Blocks this thread until a resource is free, and returns it. Give it back with ``giveBack(_:)``.
+    func borrow() -> Resource {
         if let free = state.withLock({ $0.available.popLast() }) { return free }
-        let waiter = ThreadWaiter(group: group)
+        let waiter = ThreadWaiter()
         let free = state.withLock { state -> Resource? in
             if let resource = state.available.popLast() { return resource }
             state.waiters.append(.thread(waiter))
@@ -106,13 +80,13 @@ final class Lender<Resource: Sendable>: Sendable {
 
     /// Returns `resource`, handing it to the first waiter if there is one.
     func giveBack(_ resource: Resource) {
-        let next = state.withLock { state -> Handoff? in
-            while let waiter = state.takeFirstWaiter() {
+        let next = state.withLock { state -> Waiter? in
+            while let waiter = state.waiters.takeFirst() {
                 switch waiter {
                 case .thread(let waiter):
                     return .thread(waiter)
                 case .task(let ticket):
-                    // A cancelled ticket stays in the array until it comes first, and is skipped then.
+                    // A cancelled ticket stays in the queue until it comes first, and is skipped then.
                     guard case .queued(let callback) = ticket.stage else { continue }
                     ticket.stage = .served
                     return .task(callback)
@@ -121,72 +95,15 @@ final class Lender<Resource: Sendable>: Sendable {
             state.available.append(resource)
             return nil
         }
-        if let next { deliver(resource, to: next) }
-    }
-
-    /// What ``handOff(_:toGroup:)`` did with the resource.
-    enum GroupHandOff {
-        /// The first waiter, of the group, has it now.
-        case handedOff
-        /// The first waiter is a write of the group to run by the caller, who keeps the resource.
-        case runHere(InlineWrite)
-        /// The first waiter (if any) is not of the group: the caller keeps the resource.
-        case kept
-    }
-
-    /// Hands `resource` to the first waiter if that one borrowed for `group` (cancelled tickets ahead of it are
-    /// dropped), or gives the caller that waiter's ``InlineWrite`` to run; otherwise the caller keeps the resource.
-    /// Atomic: a waiter that comes after the check waits for the resource to be given back.
-    func handOff(_ resource: Resource, toGroup group: ObjectIdentifier) -> GroupHandOff {
-        let next = state.withLock { state -> GroupWaiter? in
-            while state.head < state.waiters.count {
-                switch state.waiters[state.head] {
-                case .thread(let waiter):
-                    guard waiter.group == group else { return nil }
-                    _ = state.takeFirstWaiter()
-                    return .wake(.thread(waiter))
-                case .task(let ticket):
-                    guard case .queued(let callback) = ticket.stage else {
-                        _ = state.takeFirstWaiter()
-                        continue
-                    }
-                    guard ticket.group == group else { return nil }
-                    _ = state.takeFirstWaiter()
-                    ticket.stage = .served
-                    if let write = ticket.inlineWrite { return .inline(write) }
-                    return .wake(.task(callback))
-                }
-            }
-            return nil
-        }
         switch next {
-        case nil: return .kept
-        case .inline(let write): return .runHere(write)
-        case .wake(let waiter):
-            deliver(resource, to: waiter)
-            return .handedOff
-        }
-    }
-
-    /// The first waiter of a group: one to wake, or an inline write.
-    private enum GroupWaiter {
-        case wake(Handoff)
-        case inline(InlineWrite)
-    }
-
-    private func deliver(_ resource: Resource, to next: Handoff) {
-        switch next {
+        case nil:
+            break
         case .thread(let waiter):
             waiter.resource = resource
             waiter.semaphore.signal()
         case .task(let callback):
             callback(resource)
         }
-    }
-
-    private enum Handoff {
-        case thread(ThreadWaiter)
-        case task(@Sendable (Resource?) -> Void)
     }
 
     // MARK: Async callers
@@ -213,13 +130,22 @@ final class Lender<Resource: Sendable>: Sendable {
     ///
     /// A task that waited resumes on ``QueueExecutor/handOver``, never on the cooperative pool: holding the resource
     /// until a thread of that pool is free, it would stall every caller behind it, and blocking callers waiting for
-    /// the resource may be holding those threads (two of them stop every async writer on two cores: seen as
-    /// timeouts of the group-commit tests in a parallel `swift test`).
-    func lease(group: ObjectIdentifier? = nil) async throws -> Resource {
+    /// the resource may be holding those threads.
+    func lease() async throws -> Resource {
         try Task.checkCancellation()
         if let free = state.withLock({ $0.available.popLast() }) { return free }
         return try await withTaskExecutorPreference(QueueExecutor.handOver) {
-            try await borrow(group: group) { resource, continuation in continuation.resume(returning: resource) }
+            let ticket = Ticket()
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    borrow(ticket) { resource in
+                        guard let resource else { return continuation.resume(throwing: CancellationError()) }
+                        continuation.resume(returning: resource)
+                    }
+                }
+            } onCancel: {
+                cancel(ticket)
+            }
         }
     }
 
@@ -243,7 +169,7 @@ final class Lender<Resource: Sendable>: Sendable {
                 return nil
             case .queued(let callback):
                 ticket.stage = .cancelled
-                // Left in the array, where `giveBack` skips it: no search.
+                // Left in the queue, where `giveBack` skips it: no search.
                 return callback
             case .cancelled, .served:
                 return nil
@@ -251,76 +177,36 @@ final class Lender<Resource: Sendable>: Sendable {
         }
         callback?(nil)
     }
-
-    /// Waits for a resource without blocking a thread, then calls `work` with it (on the thread that gave it,
-    /// which `work` must not hold: it should enqueue its work on a queue) and a continuation `work` resumes.
-    ///
-    /// A task cancelled while it waits gives up its place and throws `CancellationError`; once its turn has
-    /// come, `work` runs whatever happens to the task.
-    func borrow<Result: Sendable>(
-        group: ObjectIdentifier? = nil,
-        then work: @escaping @Sendable (Resource, CheckedContinuation<Result, any Error>) -> Void
-    ) async throws -> Result {
-        let ticket = Ticket(group: group)
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                borrow(ticket) { resource in
-                    guard let resource else { return continuation.resume(throwing: CancellationError()) }
-                    work(resource, continuation)
-                }
-            }
-        } onCancel: {
-            cancel(ticket)
-        }
-    }
 }
 
-/// The store's writer: one connection, with the writer lock of its file and a serial queue where async writes run.
-final class SerializedConnection: @unchecked Sendable {
-    let lock: Lender<WriteTurn>
-    let connection: SQLiteConnection
-    /// Where async callers' transactions run, one at a time, once the lock is theirs.
-    let executor: ConnectionThread
-    /// The write group whose transaction is open on the connection (``withGroupedWrite(_:afterCommit:_:)``);
-    /// touched only by the borrower whose turn it is.
-    var openGroup: WriteGroup?
+/// A first-in first-out queue of waiters: taking the first is O(1), the storage is compacted now and then.
+struct WaitQueue<Element> {
+    private var elements: [Element] = []
+    /// `elements[head...]` are waiting.
+    private var head = 0
 
-    /// `lock` is shared by the writers of every store of this process open on the same file (``WriterLocks``).
-    init(_ connection: SQLiteConnection, lock: Lender<WriteTurn> = WriterLocks.privateLock(), label: String) {
-        self.connection = connection
-        self.lock = lock
-        executor = ConnectionThread(label: "Hangar.writer " + label)
+    mutating func append(_ element: Element) { elements.append(element) }
+
+    /// The first waiter, left in the queue.
+    var first: Element? { head < elements.count ? elements[head] : nil }
+
+    /// Takes the first waiter out of the queue.
+    mutating func takeFirst() -> Element? {
+        guard head < elements.count else { return nil }
+        let element = elements[head]
+        head += 1
+        if head == elements.count {
+            elements.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head >= 64 && head * 2 >= elements.count {
+            elements.removeFirst(head)
+            head = 0
+        }
+        return element
     }
 
-    /// Identifies the lock: equal for the writers of all stores of this process on one file.
-    var lockID: ObjectIdentifier { ObjectIdentifier(lock) }
-
-    /// Runs `body` with the connection on this thread, blocking it until the lock is free.
-    func withConnection<Result, Failure: Error>(_ body: (SQLiteConnection) throws(Failure) -> Result) throws(Failure)
-        -> Result
-    {
-        let turn = lock.borrow()
-        defer { lock.giveBack(turn) }
-        return try body(connection)
-    }
-
-    /// Closes the connection once the writes under way (and any waiting before this call) are done; the store
-    /// refuses every later one before it reaches the connection. Not cancellable: the files are released.
-    func close() async {
-        await Task { [self] in
-            let turn = await lock.borrowUncancellably()
-            connection.close()
-            lock.giveBack(turn)
-        }.value
-    }
-
-    /// Runs `body` with the connection once the lock is this caller's turn, on the writer's queue (off the
-    /// cooperative pool: SQLite blocks); no thread waits for the lock meanwhile.
-    func withLeasedConnection<Result>(_ body: (SQLiteConnection) async throws -> Result) async throws -> Result {
-        let turn = try await lock.lease()
-        defer { lock.giveBack(turn) }
-        return try await withTaskExecutorPreference(executor) { try await body(connection) }
-    }
+    /// How many waiters satisfy `predicate`.
+    func count(where predicate: (Element) -> Bool) -> Int { elements[head...].count(where: predicate) }
 }
 
 /// A turn at writing a file.

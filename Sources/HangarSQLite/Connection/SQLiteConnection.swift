@@ -208,7 +208,7 @@ final class SQLiteConnection {
         }
     }
 
-    // MARK: Write groups (``SerializedConnection``'s group commit)
+    // MARK: Write groups (``SQLiteWriter``'s group commit)
 
     /// Whether no transaction is open: SQLite rolls a whole transaction back by itself after some failures
     /// (a full disk, an I/O error), which leaves the connection in autocommit mode.

@@ -67,7 +67,7 @@ private func formGroup(
                     }
                 }
             })
-        try await waitUntil { store.writer.lock.waiting == index + 1 }
+        try await waitUntil { store.writer.waiting == index + 1 }
     }
     releaseFirst.signal()
     if let whileLastRuns {

@@ -33,7 +33,7 @@ import Testing
         var tasks: [Task<T, any Error>] = []
         for (index, write) in writes.enumerated() {
             tasks.append(Task { try await write() })
-            try await waitUntil { store.writer.lock.waiting == index + 1 }
+            try await waitUntil { store.writer.waiting == index + 1 }
         }
         release.signal()
         try await held.value
@@ -89,9 +89,9 @@ import Testing
         }
         try await waitFor(entered)
         let cancelled = Task { try await store.save(Note(title: "x", body: "x"), key: "x") }
-        try await waitUntil { store.writer.lock.waiting == 1 }
+        try await waitUntil { store.writer.waiting == 1 }
         cancelled.cancel()
-        try await waitUntil { store.writer.lock.waiting == 0 }
+        try await waitUntil { store.writer.waiting == 0 }
         release.signal()
         try await held.value
         await #expect(throws: CancellationError.self) { try await cancelled.value }
