@@ -71,8 +71,7 @@ extension SQLiteStore {
         return try await writeAwaiting(transaction)
     }
 
-    private func writeAwaiting<Result>(_ body: (SQLiteWriteTransaction) async throws -> Result) async throws -> Result
-    {
+    private func writeAwaiting<Result>(_ body: (SQLiteWriteTransaction) async throws -> Result) async throws -> Result {
         precondition(
             !Self.isWritingInThisTask(self),
             "Hangar: store.write called inside a write transaction of the same store (or file)")

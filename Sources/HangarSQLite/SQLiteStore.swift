@@ -272,7 +272,6 @@ public final class SQLiteStore: Sendable {
     }
 }
 
-
 extension TransactionFailure<any Error> {
     /// The error a store call throws: SQLite's as a ``HangarError``, the body's as it is.
     fileprivate var unwrapped: any Error {

@@ -314,7 +314,11 @@ final class SQLiteWriter: @unchecked Sendable {
                     switch ticket.stage {
                     case .placed:
                         ticket.stage = .queued { granted in
-                            if granted { continuation.resume() } else { continuation.resume(throwing: CancellationError()) }
+                            if granted {
+                                continuation.resume()
+                            } else {
+                                continuation.resume(throwing: CancellationError())
+                            }
                             return .tookTheTurn
                         }
                         return nil
