@@ -123,13 +123,16 @@ import Testing
             "--batch-size", "1",
         ]
         let child = try ChildProcess(arguments, stderrPath: directory + "/stderr", executable: CLI.executable)
-        let deadline = Date(timeIntervalSinceNow: 30)
-        while Date() < deadline,
-            !String(decoding: CLI.bytes(directory + "/stderr"), as: UTF8.self).contains("rekeyed 20\n")
-        {
-            try await Task.sleep(for: .milliseconds(5))
+        // Watched and killed from a thread of its own: a poll that waits for a cooperative thread may come too late.
+        let status = await offThread {
+            let deadline = Date(timeIntervalSinceNow: 30)
+            while Date() < deadline,
+                !String(decoding: CLI.bytes(directory + "/stderr"), as: UTF8.self).contains("rekeyed 20\n")
+            {
+                Thread.sleep(forTimeInterval: 0.001)
+            }
+            return child.killAndWait()
         }
-        let status = child.killAndWait()
         #expect(ChildProcess.wasKilled(status), "rekey finished before it was killed")
         let rerun = try CLI.run(arguments)
         #expect(rerun.status == 0, "\(rerun.stderr)")

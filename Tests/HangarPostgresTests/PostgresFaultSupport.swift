@@ -17,14 +17,6 @@ func uniqueApplicationName(_ label: String) -> String {
     "hangar_\(label)_\(ProcessInfo.processInfo.processIdentifier)_\(UInt32.random(in: 0...UInt32.max))"
 }
 
-/// Runs a blocking `body` (waiting for a child process) on a thread of its own, so the test's cooperative
-/// threads are never blocked.
-func offThread<Value: Sendable>(_ body: @escaping @Sendable () -> Value) async -> Value {
-    await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: body()) }.start()
-    }
-}
-
 /// Lowercase hexadecimal digits of `bytes`, as `hangar-stress` prints them.
 func hexString(_ bytes: [UInt8]) -> String {
     let digits = Array("0123456789abcdef")

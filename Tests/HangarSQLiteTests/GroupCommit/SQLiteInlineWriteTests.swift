@@ -14,13 +14,20 @@ import Testing
 /// alone, returns only once the group has committed, and keeps its own place in the feed.
 @Suite struct SQLiteInlineWriteTests {
     /// Holds the writer with a write whose body waits, queues `count` single writes behind it (in order), then
-    /// lets them all run; returns their results in queue order.
+    /// lets them all run; returns their results in queue order. Its tasks run on ``groupFormerQueue``: forming the
+    /// queue depends on no free thread of the cooperative pool.
     static func queuedBehindAHeldWrite<T: Sendable>(
+        _ store: SQLiteStore, _ writes: [@Sendable () async throws -> T]
+    ) async throws -> [Result<T, any Error>] {
+        try await withTaskExecutorPreference(groupFormerQueue) { try await queue(store, writes) }
+    }
+
+    private static func queue<T: Sendable>(
         _ store: SQLiteStore, _ writes: [@Sendable () async throws -> T]
     ) async throws -> [Result<T, any Error>] {
         let entered = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
-        let held = Task {
+        let held = Task(executorPreference: groupFormerQueue) {
             try await store.write { transaction in
                 defer {
                     entered.signal()
@@ -32,7 +39,7 @@ import Testing
         try await waitFor(entered)
         var tasks: [Task<T, any Error>] = []
         for (index, write) in writes.enumerated() {
-            tasks.append(Task { try await write() })
+            tasks.append(Task(executorPreference: groupFormerQueue) { try await write() })
             try await waitUntil { store.writer.waiting == index + 1 }
         }
         release.signal()
@@ -75,10 +82,14 @@ import Testing
     }
 
     @Test func aSingleWriteCancelledInTheQueueWritesNothing() async throws {
+        try await withTaskExecutorPreference(groupFormerQueue) { try await cancelInTheQueue() }
+    }
+
+    private func cancelInTheQueue() async throws {
         let store = try SQLiteGroupCommitTests.store()
         let entered = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
-        let held = Task {
+        let held = Task(executorPreference: groupFormerQueue) {
             try await store.write { transaction in
                 defer {
                     entered.signal()
@@ -88,7 +99,7 @@ import Testing
             }
         }
         try await waitFor(entered)
-        let cancelled = Task { try await store.save(Note(title: "x", body: "x"), key: "x") }
+        let cancelled = Task(executorPreference: groupFormerQueue) { try await store.save(Note(title: "x", body: "x"), key: "x") }
         try await waitUntil { store.writer.waiting == 1 }
         cancelled.cancel()
         try await waitUntil { store.writer.waiting == 0 }
