@@ -64,7 +64,8 @@ import Testing
     @Test func aDeepDocumentInASyncPush() async throws {
         try await Self.serving { store, client in
             let body = try Self.deep.encoded(as: .binary)
-            let push = SyncPush(clientID: "device", mutations: [SyncMutation(id: 1, key: "pushed", base: 0, body: body)])
+            let push = SyncPush(
+                clientID: "device", mutations: [SyncMutation(id: 1, key: "pushed", base: 0, body: body)])
             let answer = try await client.send(
                 .post, "/sync/deep/push", headers: ["Content-Type": SyncWire.mediaType],
                 body: try SyncWire.bytes(SyncWire.encode(push)))

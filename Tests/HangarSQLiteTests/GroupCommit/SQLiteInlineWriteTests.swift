@@ -99,7 +99,9 @@ import Testing
             }
         }
         try await waitFor(entered)
-        let cancelled = Task(executorPreference: groupFormerQueue) { try await store.save(Note(title: "x", body: "x"), key: "x") }
+        let cancelled = Task(executorPreference: groupFormerQueue) {
+            try await store.save(Note(title: "x", body: "x"), key: "x")
+        }
         try await waitUntil { store.writer.waiting == 1 }
         cancelled.cancel()
         try await waitUntil { store.writer.waiting == 0 }
