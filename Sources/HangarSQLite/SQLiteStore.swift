@@ -194,7 +194,7 @@ public final class SQLiteStore: Sendable {
     public func read<Result: Sendable>(_ body: @Sendable (SQLiteReadTransaction) throws -> Result) async throws
         -> Result
     {
-        try await readLeasing { try body($0) }
+        try await readAwaiting { try body($0) }
     }
 
     /// The async read for a body that may `await` (the ``DocumentStore`` form): the connection is the
@@ -202,10 +202,10 @@ public final class SQLiteStore: Sendable {
     public func read<Result: Sendable>(_ body: (SQLiteReadTransaction) async throws -> Result) async throws
         -> Result
     {
-        try await readLeasing(body)
+        try await readAwaiting(body)
     }
 
-    private func readLeasing<Result>(_ body: (SQLiteReadTransaction) async throws -> Result) async throws -> Result {
+    private func readAwaiting<Result>(_ body: (SQLiteReadTransaction) async throws -> Result) async throws -> Result {
         try requireOpen()
         guard let readers else {
             precondition(

@@ -5,7 +5,7 @@ import PropertyList
 public import Testing
 
 /// One behavioural suite for every engine: each test target runs ``Behaviour/allCases`` against the stores
-/// its engine makes (the SQLite store in HangarTests, the PostgreSQL store in HangarPostgresTests), so the
+/// its engine makes (the SQLite store in HangarSQLiteTests, the PostgreSQL store in HangarPostgresTests), so the
 /// engines are held to one behaviour by the same assertions.
 ///
 /// ```swift
