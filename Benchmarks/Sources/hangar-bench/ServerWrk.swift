@@ -39,10 +39,11 @@ struct WrkRunner {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: executable)
             // A wrk thread has one Lua state for all its connections, so the update's GET-then-PUT state needs a
-            // thread per connection; GETs keep no state and run on one thread, as hangar-load does.
+            // thread per connection; GETs keep no state and run on two threads (`wrk -t2 -c16`, as the server rows
+            // are measured from outside).
             let perURL = max(1, connections / urls.count)
             process.arguments = [
-                "-t\(workload == .update ? perURL : 1)", "-c\(perURL)", "-d\(Int(seconds.rounded()))s", "-s", script,
+                "-t\(workload == .update ? perURL : min(2, perURL))", "-c\(perURL)", "-d\(Int(seconds.rounded()))s", "-s", script,
                 url,
             ]
             let output = Pipe()
