@@ -43,7 +43,8 @@ struct WrkRunner {
             // are measured from outside).
             let perURL = max(1, connections / urls.count)
             process.arguments = [
-                "-t\(workload == .update ? perURL : min(2, perURL))", "-c\(perURL)", "-d\(Int(seconds.rounded()))s", "-s", script,
+                "-t\(workload == .update ? perURL : min(2, perURL))", "-c\(perURL)", "-d\(Int(seconds.rounded()))s",
+                "-s", script,
                 url,
             ]
             let output = Pipe()
