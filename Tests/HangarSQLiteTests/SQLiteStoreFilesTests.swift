@@ -177,9 +177,11 @@ import Testing
         #expect(try PropertyList(binary: AtomicFile.contents(of: path))["body"] == "2")
         // A rolled-back transaction mirrors nothing.
         struct Abort: Error {}
-        _ = try? store.write { transaction in
-            try transaction.save(Note(title: "M", body: "3"), key: "m/1")
-            throw Abort()
+        #expect(throws: Abort.self) {
+            try store.write { transaction in
+                try transaction.save(Note(title: "M", body: "3"), key: "m/1")
+                throw Abort()
+            }
         }
         #expect(try PropertyList(binary: AtomicFile.contents(of: path))["body"] == "2")
         try store.write { try $0.delete(key: "m/1", in: "notes") }

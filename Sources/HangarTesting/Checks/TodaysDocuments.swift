@@ -141,7 +141,7 @@ extension FormatFolder {
                 problems.append(
                     FormatProblem(
                         .frozenFileChanged, version: "\(version)", path: relative,
-                        "SHA-256 is \(actual), the manifest froze \(sha256): a frozen file never changes; restore it (git checkout -- \(relative)) and ship a new version instead"
+                        "SHA-256 is \(actual), the manifest froze \(sha256): a frozen file never changes; restore it (git checkout -- \(path)/\(relative)) and ship a new version instead"
                     ))
                 return nil
             }
