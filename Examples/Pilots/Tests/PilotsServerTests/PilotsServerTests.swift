@@ -93,9 +93,10 @@ import Testing
 
 /// The keys a writer thread saw acknowledged.
 final class AcknowledgedWrites: @unchecked Sendable {
-    /// PUTs pilots `p0`, `p1`, … to `server` from a thread, one after another, kills the server with SIGKILL after
-    /// `seconds`, and returns the keys whose PUT was answered with a 2xx before it died.
-    static func putUntilKilled(_ server: ServerProcess, after seconds: TimeInterval = 0.8) -> [String] {
+    /// PUTs pilots `p0`, `p1`, … to `server` from a thread, one after another, kills the server with SIGKILL once
+    /// `acknowledgedFirst` were answered (counted, not timed: a loaded machine answers fewer in a given time; at most
+    /// 30 s), and returns the keys whose PUT was answered with a 2xx before it died.
+    static func putUntilKilled(_ server: ServerProcess, acknowledgedFirst: Int = 20) -> [String] {
         let acknowledged = AcknowledgedWrites()
         let writer = Thread {
             for index in 0..<10_000 {
@@ -107,7 +108,10 @@ final class AcknowledgedWrites: @unchecked Sendable {
             acknowledged.finish()
         }
         writer.start()
-        Thread.sleep(forTimeInterval: seconds)
+        let deadline = Date(timeIntervalSinceNow: 30)
+        while acknowledged.count < acknowledgedFirst, !acknowledged.hasEnded, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.005)
+        }
         server.kill9()
         return acknowledged.waitForEnd()
     }
@@ -127,6 +131,20 @@ final class AcknowledgedWrites: @unchecked Sendable {
         ended = true
         condition.broadcast()
         condition.unlock()
+    }
+
+    /// How many were acknowledged so far.
+    var count: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return keys.count
+    }
+
+    /// Whether the writer stopped.
+    var hasEnded: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return ended
     }
 
     func waitForEnd() -> [String] {
