@@ -54,7 +54,8 @@ extension StoreBehaviour {
             try await store.write { transaction in
                 for (index, key) in stable.enumerated() {
                     let hours: [PropertyList] = [.integer(.init(index % 13)), .integer(.init(index % 13 + 20))]
-                    try await transaction.save(envelope: fleetPilot(base: "X", name: "n", hours: hours), key: key, in: "fleet")
+                    try await transaction.save(
+                        envelope: fleetPilot(base: "X", name: "n", hours: hours), key: key, in: "fleet")
                 }
             }
             let writer = Task {
@@ -87,7 +88,8 @@ extension StoreBehaviour {
                 }
                 let expectedStable = stable.enumerated().sorted { left, right in
                     let (a, b) = order == .ascending ? (left, right) : (right, left)
-                    let (av, bv) = order == .ascending ? (a.offset % 13, b.offset % 13) : (a.offset % 13 + 20, b.offset % 13 + 20)
+                    let (av, bv) =
+                        order == .ascending ? (a.offset % 13, b.offset % 13) : (a.offset % 13 + 20, b.offset % 13 + 20)
                     return av != bv ? av < bv : a.element.utf8.lexicographicallyPrecedes(b.element.utf8)
                 }.map(\.element)
                 #expect(seen.filter { $0.hasPrefix("s") } == expectedStable, "\(engine) \(order): each once, in order")
@@ -201,7 +203,9 @@ struct IndexModel {
 
     /// Every value in `query`'s range, of every document.
     func valuesInRange(of query: IndexQuery) -> [[Value]] {
-        documents.values.flatMap { entries($0, compound: query.index == "baseName").filter { matches($0, query.match) } }
+        documents.values.flatMap {
+            entries($0, compound: query.index == "baseName").filter { matches($0, query.match) }
+        }
     }
 
     /// The expected results of `query`, in order: each key at its first value in the range.

@@ -54,13 +54,16 @@ extension StoreBehaviour {
                 ("essbB", fleetPilot(base: "ESSB", name: "B", hours: [.integer(.init(Int64.min))])),
             ]
             try await store.write { transaction in
-                for (key, document) in documents { try await transaction.save(envelope: document, key: key, in: "fleet") }
+                for (key, document) in documents {
+                    try await transaction.save(envelope: document, key: key, in: "fleet")
+                }
             }
             func keys(_ match: IndexQuery.Match, _ order: IndexQuery.Order = .ascending, index: String = "baseName")
                 async throws -> [String]
             {
                 try await Self.allPages(
-                    IndexQuery(collection: "fleet", index: index, match: match, order: order), in: store, limits: [2, 1, 3])
+                    IndexQuery(collection: "fleet", index: index, match: match, order: order), in: store,
+                    limits: [2, 1, 3])
             }
             // Booleans, then numbers (beyond 2^63 in order), dates, strings by scalars (NFC before NFD: "e" < "é").
             // No entry for a document without a name, or with an empty array as its name.
@@ -75,25 +78,42 @@ extension StoreBehaviour {
             #expect(try await keys(.prefix([beyond])) == ["big"])
             // Range edges: partial bounds stand for every value that begins with them.
             #expect(try await keys(.range(from: .excluded(["ESSB"]), to: nil)) == ["nfd", "nfc"])
-            #expect(try await keys(.range(from: .included(["ESSB", "A"]), to: .excluded(["ESSB", "B"]))) == ["essbA", "essbNul"])
-            #expect(try await keys(.range(from: .excluded(["ESSB", "A"]), to: .included(["ESSB"]))) == ["essbNul", "essbB"])
+            #expect(
+                try await keys(.range(from: .included(["ESSB", "A"]), to: .excluded(["ESSB", "B"]))) == [
+                    "essbA", "essbNul",
+                ])
+            #expect(
+                try await keys(.range(from: .excluded(["ESSB", "A"]), to: .included(["ESSB"]))) == ["essbNul", "essbB"])
             #expect(try await keys(.range(from: nil, to: .excluded(["ESSB"]))) == [])
             #expect(try await keys(.range(from: nil, to: .included([beyond]))) == ["num", "big"])
             #expect(try await keys(.range(from: .excluded([7]), to: .included([big]))) == ["big", "bigger"])
             // Every airplane's hours: a document is listed once, at its first value in the query's order.
             #expect(
                 try await keys(.all, index: "hours")
-                    == ["essbB", "bool", "date", "bigger", "noName", "arrayName", "essbA", "essbNul", "nfc", "nfd", "num"])
+                    == [
+                        "essbB", "bool", "date", "bigger", "noName", "arrayName", "essbA", "essbNul", "nfc", "nfd",
+                        "num",
+                    ])
             #expect(
                 try await keys(.all, .descending, index: "hours")
-                    == ["num", "bool", "essbA", "nfd", "nfc", "essbNul", "arrayName", "noName", "bigger", "date", "essbB"])
-            #expect(try await keys(.range(from: .included(3), to: .excluded(31)), index: "hours") == ["essbA", "essbNul", "nfc", "nfd"])
-            #expect(try await keys(.range(from: .included(3), to: .excluded(31)), .descending, index: "hours") == ["essbA", "nfd", "nfc", "essbNul"])
+                    == [
+                        "num", "bool", "essbA", "nfd", "nfc", "essbNul", "arrayName", "noName", "bigger", "date",
+                        "essbB",
+                    ])
+            #expect(
+                try await keys(.range(from: .included(3), to: .excluded(31)), index: "hours") == [
+                    "essbA", "essbNul", "nfc", "nfd",
+                ])
+            #expect(
+                try await keys(.range(from: .included(3), to: .excluded(31)), .descending, index: "hours") == [
+                    "essbA", "nfd", "nfc", "essbNul",
+                ])
             let counts = try await store.read { transaction in
                 (
                     try await transaction.count(IndexQuery(collection: "fleet", index: "baseName")),
                     try await transaction.count(IndexQuery(collection: "fleet", index: "hours")),
-                    try await transaction.count(IndexQuery(collection: "fleet", index: "baseName", match: .prefix(["ESSB"]))),
+                    try await transaction.count(
+                        IndexQuery(collection: "fleet", index: "baseName", match: .prefix(["ESSB"]))),
                     try await transaction.count(
                         IndexQuery(collection: "fleet", index: "hours", match: .range(from: .included(3), to: nil)))
                 )
@@ -102,7 +122,8 @@ extension StoreBehaviour {
             let (all, essb, hours, none) = try await store.read { transaction in
                 (
                     try await transaction.bounds(IndexQuery(collection: "fleet", index: "baseName")),
-                    try await transaction.bounds(IndexQuery(collection: "fleet", index: "baseName", match: .prefix(["ESSB"]))),
+                    try await transaction.bounds(
+                        IndexQuery(collection: "fleet", index: "baseName", match: .prefix(["ESSB"]))),
                     try await transaction.bounds(IndexQuery(collection: "fleet", index: "hours")),
                     try await transaction.bounds(IndexQuery(collection: "fleet", index: "hours", match: .equal(99)))
                 )
@@ -119,11 +140,13 @@ extension StoreBehaviour {
             try await store.write { transaction in
                 for (index, key) in ["a", "b", "c", "d", "e", "f"].enumerated() {
                     try await transaction.save(
-                        envelope: fleetPilot(base: "ESSB", name: .string(key), hours: [.integer(.init(index))]), key: key,
+                        envelope: fleetPilot(base: "ESSB", name: .string(key), hours: [.integer(.init(index))]),
+                        key: key,
                         in: "fleet")
                 }
             }
-            let query = IndexQuery(collection: "fleet", index: "hours", match: .range(from: .included(0), to: nil), limit: 2)
+            let query = IndexQuery(
+                collection: "fleet", index: "hours", match: .range(from: .included(0), to: nil), limit: 2)
             let first = try await store.read { try await $0.page(query) }
             #expect(first.keys == ["a", "b"] && first.next != nil)
             // The document the cursor follows is deleted, then one before it comes back with a later value, and one
@@ -131,7 +154,8 @@ extension StoreBehaviour {
             try await store.write { transaction in
                 _ = try await transaction.delete(key: "b", in: "fleet")
                 _ = try await transaction.delete(key: "c", in: "fleet")
-                try await transaction.save(envelope: fleetPilot(base: "ESSB", name: "a", hours: [9]), key: "a", in: "fleet")
+                try await transaction.save(
+                    envelope: fleetPilot(base: "ESSB", name: "a", hours: [9]), key: "a", in: "fleet")
             }
             var second = query
             second.after = first.next
@@ -145,7 +169,9 @@ extension StoreBehaviour {
             let last = try await store.read { [third] in try await $0.page(third) }
             #expect(last.keys == ["a"] && last.next == nil)
             // An exact page: no cursor when nothing follows.
-            let exact = try await store.read { try await $0.page(IndexQuery(collection: "fleet", index: "hours", limit: 4)) }
+            let exact = try await store.read {
+                try await $0.page(IndexQuery(collection: "fleet", index: "hours", limit: 4))
+            }
             #expect(exact.keys == ["d", "e", "f", "a"] && exact.next == nil)
 
             // Cursors of another query, and changed ones, are refused.
@@ -166,7 +192,9 @@ extension StoreBehaviour {
             others.append(other)
             for var other in others {
                 other.after = cursor
-                try await expectError(.invalidCursor) { _ = try await store.read { [other] in try await $0.page(other) } }
+                try await expectError(.invalidCursor) {
+                    _ = try await store.read { [other] in try await $0.page(other) }
+                }
             }
             var text = Array(cursor.text)
             for position in [0, text.count / 2, text.count - 1] {
@@ -174,27 +202,39 @@ extension StoreBehaviour {
                 changed[position] = changed[position] == "A" ? "B" : "A"
                 var tampered = query
                 tampered.after = IndexCursor(String(changed))
-                try await expectError(.invalidCursor) { _ = try await store.read { [tampered] in try await $0.page(tampered) } }
+                try await expectError(.invalidCursor) {
+                    _ = try await store.read { [tampered] in try await $0.page(tampered) }
+                }
             }
             text.removeLast(3)
             for bad in [String(text), "", "not a cursor!", "AAAA"] {
                 var tampered = query
                 tampered.after = IndexCursor(bad)
-                try await expectError(.invalidCursor) { _ = try await store.read { [tampered] in try await $0.page(tampered) } }
+                try await expectError(.invalidCursor) {
+                    _ = try await store.read { [tampered] in try await $0.page(tampered) }
+                }
             }
             // Queries the index cannot answer, and an undeclared index.
             for match: IndexQuery.Match in [.prefix(["ESSB"]), .equal(["ESSB"]), .equal(.real(.nan))] {
                 try await expectError(.invalidQuery) {
-                    _ = try await store.read { try await $0.page(IndexQuery(collection: "fleet", index: "hours", match: match)) }
+                    _ = try await store.read {
+                        try await $0.page(IndexQuery(collection: "fleet", index: "hours", match: match))
+                    }
                 }
             }
-            for match: IndexQuery.Match in [.equal(["ESSB"]), .prefix(["ESSB", "a", "x"]), .range(from: .included([[1]]), to: nil)] {
+            for match: IndexQuery.Match in [
+                .equal(["ESSB"]), .prefix(["ESSB", "a", "x"]), .range(from: .included([[1]]), to: nil),
+            ] {
                 try await expectError(.invalidQuery) {
-                    _ = try await store.read { try await $0.page(IndexQuery(collection: "fleet", index: "baseName", match: match)) }
+                    _ = try await store.read {
+                        try await $0.page(IndexQuery(collection: "fleet", index: "baseName", match: match))
+                    }
                 }
             }
             try await expectError(.invalidQuery) {
-                _ = try await store.read { try await $0.page(IndexQuery(collection: "fleet", index: "hours", limit: 0)) }
+                _ = try await store.read {
+                    try await $0.page(IndexQuery(collection: "fleet", index: "hours", limit: 0))
+                }
             }
             do {
                 _ = try await store.read { try await $0.page(IndexQuery(collection: "fleet", index: "nope")) }
@@ -216,7 +256,10 @@ extension StoreBehaviour {
         // The definition changes (name, then base): the index is rebuilt on open.
         let reopened = try await reopen(store, Self.fleetConfiguration(compoundVersion: 2))
         #expect(try await reopened.read { try await $0.page(query) }.keys.isEmpty, "\(engine)")
-        #expect(try await reopened.read { try await $0.page(IndexQuery(collection: "fleet", index: "baseName")) }.keys == ["k1", "k2"])
+        #expect(
+            try await reopened.read { try await $0.page(IndexQuery(collection: "fleet", index: "baseName")) }.keys == [
+                "k1", "k2",
+            ])
         await close(reopened)
         await close(store)
     }

@@ -33,7 +33,9 @@ extension DocumentReader {
         let entries = try await indexEntries(scan)
         let limit = scan.limit - 1
         let listed = entries.prefix(limit)
-        let next = entries.count > limit ? listed.last.map { IndexCursor(scope: scan.scope, value: $0.value, key: $0.key) } : nil
+        let next =
+            entries.count > limit
+            ? listed.last.map { IndexCursor(scope: scan.scope, value: $0.value, key: $0.key) } : nil
         var stored: [StoredDocument] = []
         if documents {
             for entry in listed {
@@ -71,7 +73,8 @@ extension DocumentReader {
         else { return nil }
         let decode = built.components == nil ? IndexValue.decoded : IndexValue.decodedCompound
         guard let smallest = decode(first.value), let largest = decode(last.value) else {
-            throw HangarError(.corrupt, "Index \(query.index) holds a value that does not read", collection: query.collection)
+            throw HangarError(
+                .corrupt, "Index \(query.index) holds a value that does not read", collection: query.collection)
         }
         return IndexBounds(smallest: smallest, largest: largest)
     }

@@ -69,7 +69,8 @@ private struct Planner {
             let (bytes, complete) = try encoded(value)
             guard complete else {
                 throw HangarError(
-                    .invalidQuery, "An equality on compound index \(index) names all \(components ?? 1) values; "
+                    .invalidQuery,
+                    "An equality on compound index \(index) names all \(components ?? 1) values; "
                         + "use a prefix for fewer")
             }
             return ([IndexScan.Condition(comparison: .equal, bound: bytes)], false)

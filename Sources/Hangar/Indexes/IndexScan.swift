@@ -77,12 +77,18 @@ import PropertyList
         }
         // The cursor's position replaces the range's start (checked to lie inside it), so that the scan begins
         // there rather than at the range's start.
-        let entryConditions = range.filter { after == nil || !(descending ? $0.comparison.isUpper : $0.comparison.isLower) }
-        var sql = "SELECT e.value, e.key FROM \(table) AS e WHERE e.collection = \(placeholder(1)) AND e.name = \(placeholder(2))"
+        let entryConditions = range.filter {
+            after == nil || !(descending ? $0.comparison.isUpper : $0.comparison.isLower)
+        }
+        var sql =
+            "SELECT e.value, e.key FROM \(table) AS e WHERE e.collection = \(placeholder(1)) AND e.name = \(placeholder(2))"
         for condition in entryConditions {
             sql += " AND e.value \(condition.comparison.rawValue) \(bind(.blob(condition.bound)))"
         }
-        if let after {
+        if let after, range.contains(where: { $0.comparison == .equal }) {
+            // One value (the cursor's, checked): the keys after the cursor's, which the key column orders.
+            sql += " AND e.key \(descending ? "<" : ">") \(bind(.text(after.key)))"
+        } else if let after {
             let value = bind(.blob(after.value))
             sql += " AND (e.value, e.key) \(descending ? "<" : ">") (\(value), \(bind(.text(after.key))))"
         }

@@ -116,7 +116,9 @@ extension IndexValue {
         if (0...63).contains(exponent), fraction << UInt64(exponent) == 0 {
             let magnitude = (UInt64(1) << UInt64(exponent)) | (fraction >> UInt64(64 - exponent))
             if !negative { return .integer(PropertyList.Integer(magnitude)) }
-            if magnitude <= UInt64(Int64.max) + 1 { return .integer(PropertyList.Integer(Int64(bitPattern: 0 &- magnitude))) }
+            if magnitude <= UInt64(Int64.max) + 1 {
+                return .integer(PropertyList.Integer(Int64(bitPattern: 0 &- magnitude)))
+            }
         }
         guard (-1074...1023).contains(exponent), fraction & 0xFFF == 0 else { return nil }
         let significand = Double(bitPattern: (1023 << 52) | (fraction >> 12))

@@ -15,7 +15,8 @@ extension SQLiteReadTransaction {
     @_spi(Engine) public func indexKeyCount(_ scan: IndexScan) throws(HangarError) -> Int {
         checkValid()
         let (sql, arguments) = scan.countStatement(table: "index_entries") { "?\($0)" }
-        return try query(sql, arguments.map(Self.value), collection: scan.collection) { Int($0.int64(at: 0)) }.first ?? 0
+        return try query(sql, arguments.map(Self.value), collection: scan.collection) { Int($0.int64(at: 0)) }.first
+            ?? 0
     }
 
     @_spi(Engine) public func builtIndexes(in collection: String) throws(HangarError) -> [BuiltIndex] {
