@@ -69,6 +69,11 @@ public struct StoreBehaviour<Engine: DocumentStore>: Sendable {
         case .exportsHonourPermissions: try await exportsHonourPermissions()
         case .restoreOverANewerMajorRefused: try await restoreOverANewerMajorRefused()
         case .singleWritesKeepTheRules: try await singleWritesKeepTheRules()
+        case .compoundIndexOrder: try await compoundIndexOrder()
+        case .keysetPagesAndCursors: try await keysetPagesAndCursors()
+        case .compoundIndexLifecycle: try await compoundIndexLifecycle()
+        case .indexQueriesAgainstAModel: try await indexQueriesAgainstAModel()
+        case .pagingUnderConcurrentWriters: try await pagingUnderConcurrentWriters()
         }
     }
 
@@ -105,6 +110,8 @@ public enum Behaviour: String, CaseIterable, Sendable, CustomTestStringConvertib
     case encryptedBodies, tamperedBodiesQuarantined, rotationUnderWriters, sealedExportAndImport
     case readOnlyRefusesEveryWrite, deleteOfANewerMajorRefused, exportsHonourPermissions
     case restoreOverANewerMajorRefused, singleWritesKeepTheRules
+    case compoundIndexOrder, keysetPagesAndCursors, compoundIndexLifecycle, indexQueriesAgainstAModel
+    case pagingUnderConcurrentWriters
 
     public var testDescription: String { rawValue }
 }

@@ -281,8 +281,7 @@ package enum DocumentRules {
         body[DocumentFormat.minorKey] = nil
         var entries: [IndexEntry] = []
         for index in indexes {
-            for value in index.extract(body) {
-                guard let encoded = IndexValue.encoded(value) else { continue }
+            for encoded in index.encodedValues(body) {
                 entries.append(IndexEntry(name: index.name, value: encoded, unique: index.unique))
             }
         }

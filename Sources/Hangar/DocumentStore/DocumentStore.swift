@@ -111,6 +111,17 @@ public protocol DocumentReader {
     func keys(in collection: String, index: String, from lower: PropertyList?, to upper: PropertyList?)
         async throws(HangarError) -> [String]
 
+    /// The entries an index scan reads, in its order (``IndexScan/statement(table:placeholder:)``): what
+    /// ``page(_:documents:)`` and ``bounds(_:)`` read.
+    @_spi(Engine) func indexEntries(_ scan: IndexScan) async throws(HangarError) -> [IndexScan.Entry]
+
+    /// How many keys an index scan's range holds (``IndexScan/countStatement(table:placeholder:)``): what
+    /// ``count(_:)`` reads.
+    @_spi(Engine) func indexKeyCount(_ scan: IndexScan) async throws(HangarError) -> Int
+
+    /// The indexes built for `collection`, with the fingerprints of their definitions, sorted by name.
+    @_spi(Engine) func builtIndexes(in collection: String) async throws(HangarError) -> [BuiltIndex]
+
     /// The keys of the documents of `collection` stored at a version older than `version`, sorted.
     func keys(in collection: String, olderThan version: DocumentVersion) async throws(HangarError) -> [String]
 

@@ -18,7 +18,7 @@ public struct HangarError: Error, Sendable, CustomStringConvertible {
             // The store.
             case conflict, notFound, undecodable, invalidDocument, newerSchema, io, invalidName, database
             case duplicate, reservedKey, contention, unsupportedFileSystem, changesTooOld, diskFull, readOnly, corrupt
-            case keyUnavailable, unsupported
+            case keyUnavailable, unsupported, invalidQuery, invalidCursor
             // A database server (the PostgreSQL engine).
             case connectionLost, outcomeUnknown, timeout, serializationFailure, invalidConfiguration, closed
         }
@@ -117,6 +117,13 @@ public struct HangarError: Error, Sendable, CustomStringConvertible {
         /// The engine does not do what was asked of it: a file backup (``DocumentStore/backup(to:)``) of a store
         /// kept on a database server. Nothing was done.
         public static let unsupported = Code(.unsupported)
+        /// An index query is not acceptable as asked (``IndexQuery``): a value the index cannot hold (NaN, an
+        /// array on an index of single values, more components than a compound index has), a prefix of an index
+        /// of single values, or a limit below 1. Nothing was read.
+        public static let invalidQuery = Code(.invalidQuery)
+        /// A page cursor (``IndexCursor``) was changed, cut short, is of another version, or belongs to another
+        /// query (another collection, index, order or range). Nothing was read; start again from the first page.
+        public static let invalidCursor = Code(.invalidCursor)
 
         // MARK: A database server
 

@@ -18,6 +18,9 @@ public struct IndexDefinition: Sendable {
     /// The values to index for a document (which are indexed, and their order: see
     /// ``DocumentReader/keys(in:index:equalTo:)``).
     public let extract: @Sendable (PropertyList.Dictionary) -> [PropertyList]
+    /// How many values each entry of a compound index holds (``compound(name:_:unique:)``); `nil` for an index
+    /// of single values.
+    public let components: Int?
 
     /// An index whose values `extract` computes from a document's content; `version` names the extraction
     /// (change it when `extract` changes, so stored entries are rebuilt).
@@ -29,14 +32,64 @@ public struct IndexDefinition: Sendable {
     }
 
     private init(
-        name: String, unique: Bool, fingerprint: String,
+        name: String, unique: Bool, fingerprint: String, components: Int? = nil,
         extract: @escaping @Sendable (PropertyList.Dictionary) -> [PropertyList]
     ) {
         self.name = name
         self.unique = unique
         // The value encoding's version is part of every fingerprint: a new encoding rebuilds every index.
         self.fingerprint = "encoding 1; unique \(unique); " + fingerprint
+        self.components = components
         self.extract = extract
+    }
+
+    /// A compound index: each entry holds one value of every component, in order (`homeAirfield`, then `name`),
+    /// and entries compare component by component, each in the order of single values
+    /// (``DocumentReader/keys(in:index:equalTo:)``). A component that finds several values (every airplane's
+    /// hours) gives an entry for each combination; a document for which a component finds none (a missing key,
+    /// an empty array) has no entry. Only each component's values are used: their names and `unique` are not.
+    /// Queries name a compound value as an array (`["ESSB", "Ada"]`), or a prefix of one (`["ESSB"]`).
+    public static func compound(name: String, _ components: [IndexDefinition], unique: Bool = false)
+        -> IndexDefinition
+    {
+        let parts = components.map(\.extract)
+        return IndexDefinition(
+            name: name, unique: unique,
+            fingerprint: "compound \(components.count) " + lengthPrefixed(components.map(\.fingerprint)),
+            components: components.count
+        ) { content in
+            var tuples: [[PropertyList]] = [[]]
+            for part in parts {
+                let values = part(content)
+                tuples = tuples.flatMap { tuple in values.map { tuple + [$0] } }
+            }
+            return parts.isEmpty ? [] : tuples.map(PropertyList.array)
+        }
+    }
+
+    /// The stored forms of the values this index holds for `content` (values that are not indexed left out).
+    package func encodedValues(_ content: PropertyList.Dictionary) -> [[UInt8]] {
+        extract(content).compactMap { value in
+            guard components != nil else { return IndexValue.encoded(value) }
+            guard case .array(let parts) = value else { return nil }
+            var encoded: [[UInt8]] = []
+            for part in parts {
+                guard let bytes = IndexValue.encoded(part) else { return nil }
+                encoded.append(bytes)
+            }
+            return IndexValue.compound(encoded)
+        }
+    }
+
+    /// How many components the index a `fingerprint` describes has: `nil` for an index of single values. What a
+    /// store that has built an index knows of it without the app's definition.
+    package static func components(fingerprint: String) -> Int? {
+        for unique in ["true", "false"] {
+            let start = "encoding 1; unique \(unique); compound "
+            guard fingerprint.hasPrefix(start) else { continue }
+            return Int(fingerprint.dropFirst(start.count).prefix { $0 != " " })
+        }
+        return nil
     }
 
     private static func lengthPrefixed(_ parts: [String]) -> String {

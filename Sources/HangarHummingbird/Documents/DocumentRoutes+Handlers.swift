@@ -7,6 +7,7 @@ extension DocumentRoutes {
     /// `GET /C?limit=&offset=[&class=TAG | &index=NAME&value=V]`: a page of keys, sorted, as
     /// `{keys, offset, limit, nextOffset?}` (`nextOffset` only when more keys follow).
     func listKeys(_ request: Request) async throws -> Response {
+        if let index = request.uri.queryParameters.get("index") { return try await queryIndex(request, index: index) }
         let formats = try Answers.formats(request)
         let query = request.uri.queryParameters
         let limit =

@@ -64,7 +64,7 @@ extension HangarHTTPError {
         case .connectionLost, .timeout, .contention, .serializationFailure, .outcomeUnknown: .serviceUnavailable
         case .missingKey, .typeMismatch, .outOfRange, .invalidValue, .unknownClassTag, .disallowedClassTag,
             .unrepresentable, .notAnEnvelope, .missingVersion, .invalidVersion, .unsupportedOldMajor,
-            .migrationFailed, .invalidDocument, .reservedKey, .invalidName:
+            .migrationFailed, .invalidDocument, .reservedKey, .invalidName, .invalidQuery, .invalidCursor:
             .badRequest
         default: .internalServerError
         }

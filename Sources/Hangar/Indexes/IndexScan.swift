@@ -1,0 +1,158 @@
+import PropertyList
+
+/// One read of an index's entries as an engine runs it: the range's conditions on the encoded value, where the
+/// page starts, its direction and how many entries to read. Made from an ``IndexQuery`` by
+/// ``DocumentReader/page(_:documents:)``; each engine renders it (``statement(table:placeholder:)``) as one
+/// index range scan of its `index_entries` table, ordered by (value, key) with no sort.
+@_spi(Engine) public struct IndexScan: Sendable {
+    /// How an entry's value compares with a bound.
+    public enum Comparison: String, Sendable {
+        case equal = "="
+        case atLeast = ">="
+        case above = ">"
+        case atMost = "<="
+        case below = "<"
+
+        var isLower: Bool { self == .atLeast || self == .above }
+        var isUpper: Bool { self == .atMost || self == .below }
+
+        func holds(_ value: [UInt8], _ bound: [UInt8]) -> Bool {
+            let before = value.lexicographicallyPrecedes(bound)
+            let after = bound.lexicographicallyPrecedes(value)
+            switch self {
+            case .equal: return !before && !after
+            case .atLeast: return !before
+            case .above: return after
+            case .atMost: return !after
+            case .below: return before
+            }
+        }
+    }
+
+    /// A condition on an entry's encoded value.
+    public struct Condition: Sendable {
+        public let comparison: Comparison
+        public let bound: [UInt8]
+    }
+
+    /// A value bound to a statement.
+    public enum Argument: Sendable {
+        case text(String)
+        case blob([UInt8])
+        case integer(Int)
+    }
+
+    /// One entry read: its encoded value and key.
+    public struct Entry: Sendable {
+        public let value: [UInt8]
+        public let key: String
+
+        public init(value: [UInt8], key: String) {
+            self.value = value
+            self.key = key
+        }
+    }
+
+    public let collection: String
+    public let index: String
+    /// The conditions every value of the query's range meets.
+    public let range: [Condition]
+    /// The value and key the page starts after (exclusive), in the scan's direction.
+    public let after: Entry?
+    /// Whether the scan runs from the largest value down.
+    public let descending: Bool
+    /// How many entries to read.
+    public let limit: Int
+    /// Whether a key may have several entries in the range (every query but an equality): the scan then reads each
+    /// key only at its first value in the scan's direction.
+    public let firstValueOnly: Bool
+
+    /// The statement reading the scan's entries (columns `value`, `key`) from `table`, with `placeholder(n)` for
+    /// the n-th argument (1-based), and its arguments.
+    public func statement(table: String, placeholder: (Int) -> String) -> (sql: String, arguments: [Argument]) {
+        var arguments: [Argument] = [.text(collection), .text(index)]
+        func bind(_ argument: Argument) -> String {
+            arguments.append(argument)
+            return placeholder(arguments.count)
+        }
+        // The cursor's position replaces the range's start (checked to lie inside it), so that the scan begins
+        // there rather than at the range's start.
+        let entryConditions = range.filter {
+            after == nil || !(descending ? $0.comparison.isUpper : $0.comparison.isLower)
+        }
+        var sql =
+            "SELECT e.value, e.key FROM \(table) AS e WHERE e.collection = \(placeholder(1)) AND e.name = \(placeholder(2))"
+        for condition in entryConditions {
+            sql += " AND e.value \(condition.comparison.rawValue) \(bind(.blob(condition.bound)))"
+        }
+        if let after, range.contains(where: { $0.comparison == .equal }) {
+            // One value (the cursor's, checked): the keys after the cursor's, which the key column orders.
+            sql += " AND e.key \(descending ? "<" : ">") \(bind(.text(after.key)))"
+        } else if let after {
+            let value = bind(.blob(after.value))
+            sql += " AND (e.value, e.key) \(descending ? "<" : ">") (\(value), \(bind(.text(after.key))))"
+        }
+        if firstValueOnly {
+            sql += " AND NOT EXISTS (SELECT 1 FROM \(table) AS f WHERE f.collection = \(placeholder(1))"
+            sql += " AND f.key = e.key AND f.name = \(placeholder(2))"
+            for condition in range {
+                sql += " AND f.value \(condition.comparison.rawValue) \(bind(.blob(condition.bound)))"
+            }
+            sql += " AND f.value \(descending ? ">" : "<") e.value)"
+        }
+        let direction = descending ? " DESC" : ""
+        sql += " ORDER BY e.value\(direction), e.key\(direction) LIMIT \(bind(.integer(limit)))"
+        return (sql, arguments)
+    }
+
+    /// The statement counting the keys in the scan's range (the whole range: not from the cursor), and its
+    /// arguments.
+    public func countStatement(table: String, placeholder: (Int) -> String) -> (sql: String, arguments: [Argument]) {
+        var arguments: [Argument] = [.text(collection), .text(index)]
+        var sql = "SELECT count(\(firstValueOnly ? "DISTINCT key" : "*")) FROM \(table)"
+        sql += " WHERE collection = \(placeholder(1)) AND name = \(placeholder(2))"
+        for condition in range {
+            arguments.append(.blob(condition.bound))
+            sql += " AND value \(condition.comparison.rawValue) \(placeholder(arguments.count))"
+        }
+        return (sql, arguments)
+    }
+
+    init(
+        collection: String, index: String, range: [Condition], after: Entry?, descending: Bool, limit: Int,
+        firstValueOnly: Bool
+    ) {
+        self.collection = collection
+        self.index = index
+        self.range = range
+        self.after = after
+        self.descending = descending
+        self.limit = limit
+        self.firstValueOnly = firstValueOnly
+    }
+
+    /// The same scan read from another position, or another number of entries.
+    func with(after: Entry?, limit: Int, descending: Bool? = nil) -> IndexScan {
+        IndexScan(
+            collection: collection, index: index, range: range, after: after, descending: descending ?? self.descending,
+            limit: limit, firstValueOnly: firstValueOnly)
+    }
+
+    /// Whether `value` is in the range.
+    func contains(_ value: [UInt8]) -> Bool {
+        range.allSatisfy { $0.comparison.holds(value, $0.bound) }
+    }
+
+    /// What cursors of this scan's query are checked against.
+    var scope: IndexCursorScope {
+        var bytes: [UInt8] = []
+        for condition in range {
+            bytes += Array(condition.comparison.rawValue.utf8) + [0]
+            bytes += withUnsafeBytes(of: UInt32(condition.bound.count).bigEndian, Array.init) + condition.bound
+        }
+        let digest = IndexCursor.checksum(bytes)
+        return IndexCursorScope(
+            collection: collection, index: index, descending: descending,
+            rangeDigest: (0..<8).reversed().map { UInt8(truncatingIfNeeded: digest >> ($0 * 8)) })
+    }
+}
