@@ -246,15 +246,11 @@ struct BinaryDecoder {
         }
         slots[object] &= ~Self.onPathBit
         if validating { return [:] }
-        if let known {
-            return PropertyList.Dictionary(
-                distinctKeys: known.keys, values: values, sortedPositions: known.sortedPositions)
-        }
+        if let known { return PropertyList.Dictionary(keyTable: known, values: values) }
         // A key given twice keeps its last value, as Apple's XML reader, CPython and go-plist do.
         let dictionary = PropertyList.Dictionary(keys: keys, values: values, uniquingKeysWith: { _, last in last })
         if dictionary.count == keys.count {
-            keyLists.remember(
-                keys, sortedPositions: dictionary.sortedPositions, refs: refs, byteCount: keyBytes, hash: hash)
+            keyLists.remember(dictionary.keyTable, refs: refs, byteCount: keyBytes, hash: hash)
         }
         return dictionary
     }
