@@ -6,6 +6,7 @@
 #if defined(__linux__) && defined(__GLIBC__)
 
 #include <errno.h>
+#include <malloc.h>
 #include <stddef.h>
 
 extern void *__libc_malloc(size_t size);
@@ -58,10 +59,14 @@ uint64_t hangar_allocation_count(void) { return __atomic_load_n(&allocationCount
 
 int hangar_allocation_counting_available(void) { return 1; }
 
+void hangar_release_free_memory(void) { malloc_trim(0); }
+
 #else
 
 uint64_t hangar_allocation_count(void) { return 0; }
 
 int hangar_allocation_counting_available(void) { return 0; }
+
+void hangar_release_free_memory(void) {}
 
 #endif

@@ -58,6 +58,11 @@ enum Harness {
                 do {
                     try contender.prepare?()
                     let (duration, allocations) = try runOnce(contender, clock: clock)
+                    // Off the clock, with this run's result freed: glibc keeps a freed small block in a fast bin
+                    // until a later large request consolidates them all, so without this the next contender
+                    // (whichever it is) pays for this one's garbage (~120 ms after libplist's 5 million nodes of
+                    // pilots.bplist, more than Hangar's whole decode). Every run starts from a trimmed heap.
+                    hangar_release_free_memory()
                     if round >= warmUp {
                         sample.durations.append(duration)
                         if countsAllocations {

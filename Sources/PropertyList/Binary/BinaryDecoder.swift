@@ -116,11 +116,28 @@ struct BinaryDecoder {
         }
     }
 
+    /// The object's value. On the recursion's path (value → decode → array or dictionary → value …), so it holds
+    /// only the container cases: every leaf kind, with its checks and error messages, is ``leafValue(marker:at:)``,
+    /// whose frame is paid once and not at every level. Unoptimised, the leaf cases here made this frame 10.6 KiB and
+    /// a level of a document 15 KiB of stack, 7.7 MiB at 511 levels: nearly all of a thread's 8 MiB, in frames
+    /// larger than its 4 KiB guard page, which an overflow could step over into the next thread's stack.
     private mutating func decode(object: Int, depth: Int) throws(PropertyListError) -> PropertyList {
         let start = offset(of: object)
         let marker = reader[start]
-        let info = Int(marker & 0x0F)
         try count(1, at: start)
+        switch marker >> 4 {
+        case 0xA:
+            return .array(try array(object: object, marker: marker, at: start, depth: depth))
+        case 0xD:
+            return .dictionary(try dictionary(object: object, marker: marker, at: start, depth: depth))
+        default:
+            return try leafValue(marker: marker, at: start)
+        }
+    }
+
+    /// The value of the leaf object at `start` (every kind but arrays and dictionaries), already counted.
+    private func leafValue(marker: UInt8, at start: Int) throws(PropertyListError) -> PropertyList {
+        let info = Int(marker & 0x0F)
         switch marker >> 4 {
         case 0x0:
             switch marker {
@@ -178,12 +195,8 @@ struct BinaryDecoder {
             return .string(string)
         case 0x8:
             return .uid(try uid(at: start, width: info + 1))
-        case 0xA:
-            return .array(try array(object: object, marker: marker, at: start, depth: depth))
         case 0xC:
             throw unsupported("set (marker 0x\(hex(marker)))", at: start)
-        case 0xD:
-            return .dictionary(try dictionary(object: object, marker: marker, at: start, depth: depth))
         case 0x7:
             throw unsupported("UTF-8 string (marker 0x\(hex(marker)), a bplist1x type)", at: start)
         case 0xB:
@@ -229,15 +242,9 @@ struct BinaryDecoder {
         for index in 0..<length {
             let keySite = refs + index * trailer.objectRefSize
             if known != nil {
-                // Where decoding the key would have counted it: at the reference if kept, else at the object.
-                let keyObject = try reference(at: keySite)
-                try count(1, at: slots[keyObject] & SharedObjects.indexMask != 0 ? keySite : offset(of: keyObject))
+                try countKnownKey(at: keySite)
             } else {
-                let keyObject = try reference(at: keySite)
-                guard case .string(let key) = try value(object: keyObject, depth: depth + 1, referencedAt: keySite)
-                else {
-                    throw PropertyListError(.nonStringKey(object: keyObject), at: .byteOffset(keySite))
-                }
+                let key = try key(at: keySite, depth: depth + 1)
                 if !validating { keys.append(key) }
             }
             let valueSite = valueRefs + index * trailer.objectRefSize
@@ -246,15 +253,38 @@ struct BinaryDecoder {
         }
         slots[object] &= ~Self.onPathBit
         if validating { return [:] }
-        if let known {
-            return PropertyList.Dictionary(
-                distinctKeys: known.keys, values: values, sortedPositions: known.sortedPositions)
+        if let known { return PropertyList.Dictionary(keyTable: known, values: values) }
+        return dictionary(keys: keys, values: values, refs: refs, byteCount: keyBytes, hash: hash)
+    }
+
+    // The steps of a dictionary that do not recurse, in functions of their own: their frames are not paid at every
+    // level of a deep document (see ``decode(object:depth:)``).
+
+    /// Counts a key of a dictionary whose keys are already known, where decoding it would have counted it: at the
+    /// reference if it is kept, else at the object.
+    private mutating func countKnownKey(at site: Int) throws(PropertyListError) {
+        let keyObject = try reference(at: site)
+        try count(1, at: slots[keyObject] & SharedObjects.indexMask != 0 ? site : offset(of: keyObject))
+    }
+
+    /// The key referenced at `site`, which must be a string.
+    private mutating func key(at site: Int, depth: Int) throws(PropertyListError) -> String {
+        let keyObject = try reference(at: site)
+        guard case .string(let key) = try value(object: keyObject, depth: depth, referencedAt: site) else {
+            throw PropertyListError(.nonStringKey(object: keyObject), at: .byteOffset(site))
         }
+        return key
+    }
+
+    /// The dictionary of `keys` and `values` decoded from the key references at `refs`, remembered for the next
+    /// dictionary with the same references when its keys are all different.
+    private mutating func dictionary(keys: [String], values: [PropertyList], refs: Int, byteCount: Int, hash: UInt64)
+        -> PropertyList.Dictionary
+    {
         // A key given twice keeps its last value, as Apple's XML reader, CPython and go-plist do.
         let dictionary = PropertyList.Dictionary(keys: keys, values: values, uniquingKeysWith: { _, last in last })
         if dictionary.count == keys.count {
-            keyLists.remember(
-                keys, sortedPositions: dictionary.sortedPositions, refs: refs, byteCount: keyBytes, hash: hash)
+            keyLists.remember(dictionary.keyTable, refs: refs, byteCount: byteCount, hash: hash)
         }
         return dictionary
     }

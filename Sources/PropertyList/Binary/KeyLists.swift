@@ -10,8 +10,7 @@ struct KeyLists {
         let refs: Int
         let byteCount: Int
         let hash: UInt64
-        let keys: [String]
-        let sortedPositions: [Int]?
+        let keys: PropertyList.Dictionary.KeyTable
     }
 
     private static let size = 64
@@ -19,20 +18,18 @@ struct KeyLists {
     private var entries: [Entry?] = []
 
     /// The keys of an earlier dictionary whose `byteCount` bytes of key references at `refs` are these.
-    func keys(_ reader: ByteReader, refs: Int, byteCount: Int, hash: UInt64) -> (
-        keys: [String], sortedPositions: [Int]?
-    )? {
+    func keys(_ reader: ByteReader, refs: Int, byteCount: Int, hash: UInt64) -> PropertyList.Dictionary.KeyTable? {
         guard !entries.isEmpty, let entry = entries[Int(truncatingIfNeeded: hash) & (Self.size - 1)],
             entry.hash == hash,
             entry.byteCount == byteCount, reader.regionsEqual(entry.refs, refs, count: byteCount)
         else { return nil }
-        return (entry.keys, entry.sortedPositions)
+        return entry.keys
     }
 
-    /// Remembers `keys`, different strings decoded from the references at `refs`, with their sorted positions.
-    mutating func remember(_ keys: [String], sortedPositions: [Int]?, refs: Int, byteCount: Int, hash: UInt64) {
+    /// Remembers `keys`, different strings decoded from the references at `refs` (with their sorted index).
+    mutating func remember(_ keys: PropertyList.Dictionary.KeyTable, refs: Int, byteCount: Int, hash: UInt64) {
         if entries.isEmpty { entries = Array(repeating: nil, count: Self.size) }
         entries[Int(truncatingIfNeeded: hash) & (Self.size - 1)] = Entry(
-            refs: refs, byteCount: byteCount, hash: hash, keys: keys, sortedPositions: sortedPositions)
+            refs: refs, byteCount: byteCount, hash: hash, keys: keys)
     }
 }

@@ -57,7 +57,9 @@ extension Base64 {
     /// alphabet is an error; padding must complete the last quad (`xx==` or `xxx=`) and only whitespace may
     /// follow it; the input must end on a quad boundary. `nil` when the input is not valid.
     ///
-    /// Quads of four digits (the bulk of every `<data>`) are decoded in one step into an output sized once.
+    /// Quads of four digits (the bulk of every `<data>`) are decoded in one step, and whitespace between quads (a
+    /// line break and its indentation) skipped, in a loop of its own; anything else goes through ``QuadState`` a
+    /// byte at a time. The output is sized once.
     static func decode(_ input: UnsafeRawBufferPointer) -> [UInt8]? {
         var valid = true
         let output = [UInt8](unsafeUninitializedCapacity: input.count / 4 * 3 + 3) { out, initializedCount in
@@ -66,17 +68,28 @@ extension Base64 {
                 var index = 0
                 let count = input.count
                 while index < count {
-                    if state.isBetweenQuads, index + 4 <= count {
-                        let a = table[Int(input[index])]
-                        let b = table[Int(input[index + 1])]
-                        let c = table[Int(input[index + 2])]
-                        let d = table[Int(input[index + 3])]
-                        if a | b | c | d < 64 {
+                    if state.isBetweenQuads {
+                        var written = state.written
+                        while index + 4 <= count {
+                            let a = table[Int(input[index])]
+                            let b = table[Int(input[index + 1])]
+                            let c = table[Int(input[index + 2])]
+                            let d = table[Int(input[index + 3])]
+                            guard a | b | c | d < 64 else { break }
                             let bits = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
-                            state.write(bits, bytes: 3, to: out)
+                            out[written] = UInt8(truncatingIfNeeded: bits >> 16)
+                            out[written + 1] = UInt8(truncatingIfNeeded: bits >> 8)
+                            out[written + 2] = UInt8(truncatingIfNeeded: bits)
+                            written += 3
                             index += 4
-                            continue
                         }
+                        state.written = written
+                        // Whitespace between quads (a line break and its indentation) changes nothing, as in
+                        // ``QuadState/feed(_:to:)``: skipped, then back to quads.
+                        let whitespaceStart = index
+                        while index < count, table[Int(input[index])] == whitespaceMark { index += 1 }
+                        if index > whitespaceStart { continue }
+                        guard index < count else { break }
                     }
                     guard state.feed(table[Int(input[index])], to: out) else {
                         valid = false

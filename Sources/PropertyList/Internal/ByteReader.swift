@@ -40,6 +40,24 @@ struct ByteReader {
         }
     }
 
+    /// The 8 bytes at `offset` as a little-endian integer (the first byte lowest). The caller has checked the range.
+    @inline(__always)
+    func littleEndianUInt64(at offset: Int) -> UInt64 {
+        assert(offset >= 0 && offset + 8 <= base.count)
+        return UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+    }
+
+    /// Whether the `count` bytes at `offset` are the UTF-8 of `string`. The caller has checked the range.
+    func matches(_ string: String, at offset: Int, count: Int) -> Bool {
+        assert(offset >= 0 && count >= 0 && offset + count <= base.count)
+        var string = string
+        return string.withUTF8 { utf8 in
+            utf8.count == count
+                && UTF8Bytes.memoryEqual(
+                    UnsafeRawBufferPointer(utf8), UnsafeRawBufferPointer(rebasing: base[offset..<(offset + count)]))
+        }
+    }
+
     /// A copy of `count` bytes at `offset`. The caller has checked the range.
     func bytes(at offset: Int, count: Int) -> [UInt8] {
         assert(offset >= 0 && count >= 0 && offset + count <= base.count)
@@ -120,10 +138,18 @@ struct ByteReader {
         return count
     }
 
-    /// The offset of the first byte equal to `byte` in `offset..<end`, or `nil`.
+    /// The offset of the first byte equal to `byte` in `offset..<end`, or `nil`. Eight bytes are looked at a time
+    /// (see ``skipPlainXMLText(from:seen:)``).
     func firstIndex(of byte: UInt8, from offset: Int, to end: Int) -> Int? {
         assert(offset >= 0 && end <= base.count)
         var index = offset
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let pattern = ones &* UInt64(byte)
+        while index + 8 <= end {
+            let word = base.loadUnaligned(fromByteOffset: index, as: UInt64.self) ^ pattern
+            if (word &- ones) & ~word & 0x8080_8080_8080_8080 != 0 { break }
+            index += 8
+        }
         while index < end {
             if base[index] == byte { return index }
             index += 1
@@ -182,12 +208,16 @@ enum UTF16BigEndian {
     /// Four ASCII units in big-endian are `00 xx 00 xx 00 xx 00 xx`, every xx below 0x80.
     @inline(__always)
     static func isASCII(_ word: UInt64) -> Bool {
-        word & 0x80FF_80FF_80FF_80FF == 0
+        word & asciiMask == 0
     }
+
+    /// The bits of a little-endian load of four big-endian units that are zero when every unit is ASCII.
+    @inline(__always)
+    static var asciiMask: UInt64 { 0x80FF_80FF_80FF_80FF }
 
     @inline(__always)
     static func unit(_ source: UnsafeRawBufferPointer, _ index: Int) -> UInt32 {
-        UInt32(UInt16(bigEndian: source.loadUnaligned(fromByteOffset: 2 * index, as: UInt16.self)))
+        UInt32(UInt16(bigEndian: source.loadUnaligned(fromByteOffset: index &* 2, as: UInt16.self)))
     }
 
     /// The four ASCII bytes of a word of four big-endian ASCII units, in memory order, as one 32-bit store.
@@ -201,45 +231,64 @@ enum UTF16BigEndian {
 
     /// Writes the UTF-8 of `units` units into `utf8` (room for three bytes a unit) and returns its length, or `nil`
     /// when a surrogate is unpaired (a high one not followed by a low one, or a low one alone).
+    ///
+    /// Four units are looked at a time (eight while they are all ASCII): a word of four with a non-ASCII unit tells
+    /// from its lowest flag bit how many ASCII units come first, so mixed text is never looked at twice.
     static func transcode(_ source: UnsafeRawBufferPointer, units: Int, into utf8: UnsafeMutableBufferPointer<UInt8>)
         -> Int?
     {
-        let target = UnsafeMutableRawPointer(utf8.baseAddress)
+        // Offsets stay below `units` (whose 2 bytes each the caller has checked are in range) and `out` below 3 bytes
+        // a unit, so the arithmetic here cannot overflow: wrapping operators, without a check on every step.
+        guard let target = UnsafeMutableRawPointer(utf8.baseAddress) else { return units == 0 ? 0 : nil }
         var out = 0
         var index = 0
         while index < units {
-            if index + 8 <= units, let target {
-                let first = source.loadUnaligned(fromByteOffset: 2 * index, as: UInt64.self)
-                let second = source.loadUnaligned(fromByteOffset: 2 * index + 8, as: UInt64.self)
-                if isASCII(first | second) {
+            if index &+ 4 <= units {
+                let first = UInt64(littleEndian: source.loadUnaligned(fromByteOffset: index &* 2, as: UInt64.self))
+                let flags = first & asciiMask
+                if flags == 0 {
                     target.storeBytes(of: packASCII(first).littleEndian, toByteOffset: out, as: UInt32.self)
-                    target.storeBytes(of: packASCII(second).littleEndian, toByteOffset: out + 4, as: UInt32.self)
-                    out += 8
-                    index += 8
+                    out &+= 4
+                    index &+= 4
                     continue
                 }
+                // The units before the first non-ASCII one (16 flag bits a unit, the first unit lowest).
+                let ascii = flags.trailingZeroBitCount &>> 4
+                var offset = 0
+                while offset < ascii {
+                    utf8[out &+ offset] = UInt8(truncatingIfNeeded: first &>> (16 &* UInt64(offset) &+ 8))
+                    offset &+= 1
+                }
+                out &+= ascii
+                index &+= ascii
             }
-            var scalar = unit(source, index)
-            index += 1
-            if scalar < 0x80 {
-                utf8[out] = UInt8(truncatingIfNeeded: scalar)
-                out += 1
-                continue
+            // A unit at a time while they are not ASCII (and for the last three), back to words at the next ASCII.
+            while index < units {
+                var scalar = unit(source, index)
+                if scalar < 0x80 {
+                    if index &+ 4 <= units { break }
+                    utf8[out] = UInt8(truncatingIfNeeded: scalar)
+                    out &+= 1
+                    index &+= 1
+                    continue
+                }
+                index &+= 1
+                if scalar & 0xF800 == 0xD800 {
+                    guard scalar <= 0xDBFF, index < units else { return nil }
+                    let low = unit(source, index)
+                    guard low & 0xFC00 == 0xDC00 else { return nil }
+                    scalar = 0x10000 &+ ((scalar &- 0xD800) &<< 10) &+ (low &- 0xDC00)
+                    index &+= 1
+                }
+                out &+= encodeUTF8(scalar, into: utf8, at: out)
             }
-            if scalar & 0xF800 == 0xD800 {
-                guard scalar <= 0xDBFF, index < units else { return nil }
-                let low = unit(source, index)
-                guard low & 0xFC00 == 0xDC00 else { return nil }
-                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                index += 1
-            }
-            out += encodeUTF8(scalar, into: utf8, at: out)
         }
         return out
     }
 }
 
-/// Writes `scalar` (a valid Unicode scalar value) as UTF-8 at `out`; returns the bytes written (1…4).
+/// Writes `scalar` (a valid Unicode scalar value) as UTF-8 at `out`; returns the bytes written (1…4). The caller
+/// has room for them (so `out + 3` does not overflow).
 @inline(__always)
 func encodeUTF8(_ scalar: UInt32, into utf8: UnsafeMutableBufferPointer<UInt8>, at out: Int) -> Int {
     switch scalar {
@@ -247,20 +296,20 @@ func encodeUTF8(_ scalar: UInt32, into utf8: UnsafeMutableBufferPointer<UInt8>, 
         utf8[out] = UInt8(scalar)
         return 1
     case ..<0x800:
-        utf8[out] = UInt8(0xC0 | scalar >> 6)
-        utf8[out + 1] = UInt8(0x80 | scalar & 0x3F)
+        utf8[out] = UInt8(truncatingIfNeeded: 0xC0 | scalar &>> 6)
+        utf8[out &+ 1] = UInt8(truncatingIfNeeded: 0x80 | scalar & 0x3F)
         return 2
     case ..<0x10000:
-        utf8[out] = UInt8(0xE0 | scalar >> 12)
-        utf8[out + 1] = UInt8(0x80 | scalar >> 6 & 0x3F)
-        utf8[out + 2] = UInt8(0x80 | scalar & 0x3F)
+        utf8[out] = UInt8(truncatingIfNeeded: 0xE0 | scalar &>> 12)
+        utf8[out &+ 1] = UInt8(truncatingIfNeeded: 0x80 | scalar &>> 6 & 0x3F)
+        utf8[out &+ 2] = UInt8(truncatingIfNeeded: 0x80 | scalar & 0x3F)
         return 3
     default:
         // A pair is two units (6 bytes of capacity) and writes 4 bytes, so the capacity holds.
-        utf8[out] = UInt8(0xF0 | scalar >> 18)
-        utf8[out + 1] = UInt8(0x80 | scalar >> 12 & 0x3F)
-        utf8[out + 2] = UInt8(0x80 | scalar >> 6 & 0x3F)
-        utf8[out + 3] = UInt8(0x80 | scalar & 0x3F)
+        utf8[out] = UInt8(truncatingIfNeeded: 0xF0 | scalar &>> 18)
+        utf8[out &+ 1] = UInt8(truncatingIfNeeded: 0x80 | scalar &>> 12 & 0x3F)
+        utf8[out &+ 2] = UInt8(truncatingIfNeeded: 0x80 | scalar &>> 6 & 0x3F)
+        utf8[out &+ 3] = UInt8(truncatingIfNeeded: 0x80 | scalar & 0x3F)
         return 4
     }
 }

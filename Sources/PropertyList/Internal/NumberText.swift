@@ -10,7 +10,8 @@ enum NumberText {
     /// Whether `byte` is XML whitespace (space, tab, LF, CR).
     @inline(__always)
     static func isXMLWhitespace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D
+        // One comparison and a bit test: bits 9, 10, 13 and 32 of the mask.
+        byte <= 0x20 && (0x1_0000_2600 as UInt64) >> byte & 1 != 0
     }
 
     /// The value of `byte` as a digit in base 16 (0…15), or 16 or more when it is not one.
@@ -65,52 +66,91 @@ enum NumberText {
     /// Parses an XML `<real>`: `[+-]?(digits[.digits]|.digits)([eE][+-]?digits)?`, or `nan`, `inf`, `infinity`
     /// in any case with an optional sign, with XML whitespace around it. Values too large for a `Double`
     /// become infinities, as `strtod` makes them.
-    static func parseReal(_ text: String) -> Double? {
-        let utf8 = text.utf8
-        var start = utf8.startIndex
-        var end = utf8.endIndex
-        while start < end, isXMLWhitespace(utf8[start]) { start = utf8.index(after: start) }
-        while end > start, isXMLWhitespace(utf8[utf8.index(before: end)]) { end = utf8.index(before: end) }
-        let body = utf8[start..<end]
-        guard !body.isEmpty else { return nil }
-        var index = body.startIndex
+    ///
+    /// Read from the bytes: a number of at most 19 significant digits whose decimal exponent is within ±22 is
+    /// exact in one IEEE operation (its digits and the power of ten are both exact doubles when the digits are
+    /// below 2^53, so the one rounding is the correct one: Clinger's fast path); any other goes to the standard
+    /// library's correctly rounded conversion.
+    static func parseReal(count: Int, byte: (Int) -> UInt8) -> Double? {
+        var start = 0
+        var end = count
+        while start < end, isXMLWhitespace(byte(start)) { start += 1 }
+        while end > start, isXMLWhitespace(byte(end - 1)) { end -= 1 }
+        guard start < end else { return nil }
+        var index = start
         var negative = false
-        if body[index] == UInt8(ascii: "+") || body[index] == UInt8(ascii: "-") {
-            negative = body[index] == UInt8(ascii: "-")
-            index = body.index(after: index)
+        if byte(index) == UInt8(ascii: "+") || byte(index) == UInt8(ascii: "-") {
+            negative = byte(index) == UInt8(ascii: "-")
+            index += 1
         }
-        let rest = body[index...]
-        if let first = rest.first, first | 0x20 >= UInt8(ascii: "a"), first | 0x20 <= UInt8(ascii: "z") {
-            let word = String(decoding: rest.map { $0 | 0x20 }, as: UTF8.self)
-            switch word {
-            case "nan": return .nan
-            case "inf", "infinity": return negative ? -.infinity : .infinity
-            default: return nil
-            }
+        if index < end, byte(index) | 0x20 >= UInt8(ascii: "a"), byte(index) | 0x20 <= UInt8(ascii: "z") {
+            return namedReal(from: index, to: end, negative: negative, byte: byte)
         }
+        var digits: UInt64 = 0
+        var significant = 0
+        var exponent = 0
         var sawDigit = false
-        while index < body.endIndex, body[index] &- UInt8(ascii: "0") < 10 {
-            sawDigit = true
-            index = body.index(after: index)
-        }
-        if index < body.endIndex, body[index] == UInt8(ascii: ".") {
-            index = body.index(after: index)
-            while index < body.endIndex, body[index] &- UInt8(ascii: "0") < 10 {
+        var sawPoint = false
+        while index < end {
+            let value = byte(index) &- UInt8(ascii: "0")
+            if value < 10 {
                 sawDigit = true
-                index = body.index(after: index)
+                // Leading zeros are not significant; digits past 19 would overflow (the slow path takes them).
+                if digits != 0 || value != 0 { significant += 1 }
+                if significant <= 19 { digits = digits &* 10 &+ UInt64(value) }
+                if sawPoint { exponent -= 1 }
+            } else if byte(index) == UInt8(ascii: "."), !sawPoint {
+                sawPoint = true
+            } else {
+                break
             }
+            index += 1
         }
         guard sawDigit else { return nil }
-        if index < body.endIndex, body[index] | 0x20 == UInt8(ascii: "e") {
-            index = body.index(after: index)
-            if index < body.endIndex, body[index] == UInt8(ascii: "+") || body[index] == UInt8(ascii: "-") {
-                index = body.index(after: index)
+        var written = 0
+        if index < end, byte(index) | 0x20 == UInt8(ascii: "e") {
+            index += 1
+            var exponentNegative = false
+            if index < end, byte(index) == UInt8(ascii: "+") || byte(index) == UInt8(ascii: "-") {
+                exponentNegative = byte(index) == UInt8(ascii: "-")
+                index += 1
             }
             let exponentStart = index
-            while index < body.endIndex, body[index] &- UInt8(ascii: "0") < 10 { index = body.index(after: index) }
+            while index < end, byte(index) &- UInt8(ascii: "0") < 10 {
+                // Capped: a longer exponent only makes the value 0 or infinite, which the slow path decides.
+                if written < 100_000 { written = written * 10 + Int(byte(index) &- UInt8(ascii: "0")) }
+                index += 1
+            }
             guard index > exponentStart else { return nil }
+            if exponentNegative { written = -written }
         }
-        guard index == body.endIndex else { return nil }
-        return Double(Substring(body))
+        guard index == end else { return nil }
+        let power = exponent + written
+        if significant <= 19, digits < 1 << 53, (-22...22).contains(power) {
+            let value = power < 0 ? Double(digits) / exactPowersOfTen[-power] : Double(digits) * exactPowersOfTen[power]
+            return negative ? -value : value
+        }
+        var text = ""
+        text.unicodeScalars.reserveCapacity(end - start)
+        for offset in start..<end { text.unicodeScalars.append(Unicode.Scalar(byte(offset))) }
+        return Double(text)
     }
+
+    /// `nan`, `inf` or `infinity` in any case at `start..<end`, after an optional sign.
+    private static func namedReal(from start: Int, to end: Int, negative: Bool, byte: (Int) -> UInt8) -> Double? {
+        var word: UInt64 = 0
+        guard end - start <= 8 else { return nil }
+        for offset in start..<end { word = word << 8 | UInt64(byte(offset) | 0x20) }
+        switch word {
+        case 0x6E_616E: return .nan  // "nan"
+        case 0x69_6E66, 0x696E_6669_6E69_7479: return negative ? -.infinity : .infinity  // "inf", "infinity"
+        default: return nil
+        }
+    }
+
+    /// 10^0 … 10^22, each exactly a `Double`.
+    private static let exactPowersOfTen: [Double] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
+        1e20, 1e21, 1e22,
+    ]
 }

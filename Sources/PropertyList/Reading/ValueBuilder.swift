@@ -11,10 +11,13 @@ struct ValueBuilder {
     /// How the format names its containers in the depth-limit message ("arrays or dictionaries").
     private let containerNoun: String
     private var containers: [Container] = []
-    private var arrays: [[PropertyList]] = []
+    /// The open arrays' elements, each with the room reserved for it.
+    private var arrays: [(elements: [PropertyList], reserved: Int)] = []
     private var dictionaries: [DictionaryBuilder] = []
-    /// For each open dictionary, the key read and waiting for its value.
-    private var pendingKeys: [String?] = []
+    /// By depth: the key table of the last dictionary finished there, which the next one there likely repeats
+    /// (``DictionaryBuilder``), and the element count of the last array, which the next one likely has.
+    private var keyTemplates: [PropertyList.Dictionary.KeyTable?] = []
+    private var arrayCounts: [Int] = []
     private var values = 0
 
     init(reader: ByteReader, limits: DecodingLimits, containerNoun: String = "arrays or dictionaries") {
@@ -31,26 +34,40 @@ struct ValueBuilder {
     /// The key of the innermost dictionary that waits for its value, if there is one.
     var pendingKey: String? {
         guard containers.last == .dictionary else { return nil }
-        return pendingKeys[pendingKeys.count - 1]
+        return dictionaries[dictionaries.count - 1].pendingKey
     }
 
     /// The key of the entry the innermost dictionary received last.
     var lastKey: String? { dictionaries.last?.lastKey }
 
     /// Whether the innermost container is a dictionary that expects a key next.
-    var expectsKey: Bool { containers.last == .dictionary && pendingKeys[pendingKeys.count - 1] == nil }
+    var expectsKey: Bool { containers.last == .dictionary && dictionaries[dictionaries.count - 1].pendingKey == nil }
+
+    /// The key the innermost dictionary's template has at the next entry's place, if it still follows one: a reader
+    /// whose key text has the same bytes hands it back to ``key(_:isExpected:)`` instead of making a string.
+    var expectedKey: String? {
+        guard containers.last == .dictionary else { return nil }
+        return dictionaries[dictionaries.count - 1].expectedKey
+    }
 
     /// Opens an array that starts at `offset`.
     mutating func beginArray(at offset: Int) throws(PropertyListError) {
+        let depth = containers.count
         try open(.array, at: offset)
-        arrays.append([])
+        var elements: [PropertyList] = []
+        // Room for as many elements as the last array at this depth had: records' arrays are alike, and an array
+        // grown from empty is copied at 1, 2, 4, 8… elements. (At most the input's values so far, summed over the
+        // open arrays; ``endArray()`` gives back room an array did not use.)
+        let reserved = depth < arrayCounts.count ? arrayCounts[depth] : 0
+        elements.reserveCapacity(reserved)
+        arrays.append((elements, reserved))
     }
 
     /// Opens a dictionary that starts at `offset`.
     mutating func beginDictionary(at offset: Int) throws(PropertyListError) {
+        let depth = containers.count
         try open(.dictionary, at: offset)
-        dictionaries.append(DictionaryBuilder())
-        pendingKeys.append(nil)
+        dictionaries.append(DictionaryBuilder(template: depth < keyTemplates.count ? keyTemplates[depth] : nil))
     }
 
     private mutating func open(_ container: Container, at offset: Int) throws(PropertyListError) {
@@ -65,7 +82,12 @@ struct ValueBuilder {
 
     /// The key of the next entry of the innermost dictionary.
     mutating func key(_ key: String) {
-        pendingKeys[pendingKeys.count - 1] = key
+        dictionaries[dictionaries.count - 1].setKey(key)
+    }
+
+    /// The key of the next entry of the innermost dictionary; `isExpected` when it is ``expectedKey`` itself.
+    mutating func key(_ key: String, isExpected: Bool) {
+        dictionaries[dictionaries.count - 1].setKey(key, isExpected: isExpected)
     }
 
     /// Hands a scalar read at `offset` to the innermost container; returns it when there is none (the root).
@@ -77,7 +99,22 @@ struct ValueBuilder {
     /// Closes the innermost container (an array) and hands it to its parent; returns it when it is the root.
     mutating func endArray() -> PropertyList? {
         containers.removeLast()
-        return deliver(.array(arrays.removeLast()))
+        var (elements, reserved) = arrays.removeLast()
+        let depth = containers.count
+        // Inner containers close first; the depth is below the depth limit, so these tables stay small.
+        while arrayCounts.count <= depth { arrayCounts.append(0) }
+        arrayCounts[depth] = elements.count
+        // Room reserved and not used would stay in the value for its life: copied at its size instead.
+        if elements.count < reserved { elements = Self.compacted(elements) }
+        return deliver(.array(elements))
+    }
+
+    /// A copy of `values` in room for just them.
+    static func compacted(_ values: [PropertyList]) -> [PropertyList] {
+        var copy: [PropertyList] = []
+        copy.reserveCapacity(values.count)
+        copy.append(contentsOf: values)
+        return copy
     }
 
     /// Closes the innermost container (a dictionary) and hands it to its parent; returns it when it is the root.
@@ -85,8 +122,12 @@ struct ValueBuilder {
     /// dictionary that is exactly `{CF$UID: n}` becomes ``PropertyList/uid(_:)`` (see ``uid(in:)``).
     mutating func endDictionary(readingUIDs: Bool = false) -> PropertyList? {
         containers.removeLast()
-        pendingKeys.removeLast()
-        let entries = dictionaries.removeLast().build()
+        let (entries, template) = dictionaries.removeLast().build()
+        let depth = containers.count
+        if let template {
+            while keyTemplates.count <= depth { keyTemplates.append(nil) }
+            keyTemplates[depth] = template
+        }
         if readingUIDs, let uid = Self.uid(in: entries) { return deliver(.uid(uid)) }
         return deliver(.dictionary(entries))
     }
@@ -108,12 +149,9 @@ struct ValueBuilder {
         case nil:
             return value
         case .array:
-            arrays[arrays.count - 1].append(value)
+            arrays[arrays.count - 1].elements.append(value)
         case .dictionary:
-            if let key = pendingKeys[pendingKeys.count - 1] {
-                dictionaries[dictionaries.count - 1].append(key, value)
-                pendingKeys[pendingKeys.count - 1] = nil
-            }
+            dictionaries[dictionaries.count - 1].appendValue(value)
         }
         return nil
     }

@@ -12,19 +12,15 @@ extension PropertyList {
     /// binary search, through a sorted index of positions kept beside the entries when they are not already
     /// in key order; adding a key that sorts last appends, any other costs O(n).
     public struct Dictionary: Sendable {
-        /// The keys, in the kept order.
-        @usableFromInline var keyStorage: [String]
-        /// `values[i]` belongs to `keys[i]`.
+        /// The keys in the kept order, with their sorted index when that order is not key order (``KeyTable``).
+        @usableFromInline var keyTable: KeyTable
+        /// `valueStorage[i]` belongs to the key at position `i`.
         @usableFromInline var valueStorage: [PropertyList]
-        /// The positions of the entries in ascending ``PropertyList/DictionaryKey`` order; `nil` when the kept
-        /// order already is that order (files written by Apple's XML writer and by Hangar are), which costs nothing.
-        @usableFromInline var sortedPositions: [Int]?
 
         /// An empty dictionary.
         public init() {
-            keyStorage = []
+            keyTable = .ascending([])
             valueStorage = []
-            sortedPositions = nil
         }
 
         /// A dictionary with room for `capacity` entries.
@@ -59,18 +55,23 @@ extension PropertyList {
         /// A dictionary from parallel arrays whose keys are strictly ascending (``isAscending(_:)``).
         init(ascendingKeys keys: [String], values: [PropertyList]) {
             assert(keys.count == values.count && Self.isAscending(keys))
-            keyStorage = keys
+            keyTable = .ascending(keys)
             valueStorage = values
-            sortedPositions = nil
         }
 
         /// A dictionary from parallel arrays of different keys, with their sorted positions already known
         /// (``sortedPositions(of:)`` of these keys).
         init(distinctKeys keys: [String], values: [PropertyList], sortedPositions: [Int]?) {
             assert(keys.count == values.count)
-            keyStorage = keys
+            keyTable = KeyTable(keys: keys, sortedPositions: sortedPositions)
             valueStorage = values
-            self.sortedPositions = sortedPositions
+        }
+
+        /// A dictionary of `values` under the keys of `keyTable` (another dictionary's keys, shared).
+        init(keyTable: KeyTable, values: [PropertyList]) {
+            assert(keyTable.count == values.count)
+            self.keyTable = keyTable
+            valueStorage = values
         }
 
         /// Whether `keys` are strictly ascending in ``PropertyList/DictionaryKey`` order (so none is repeated).
@@ -135,36 +136,42 @@ extension PropertyList {
         }
 
         /// The number of entries.
-        @inlinable public var count: Int { keyStorage.count }
+        @inlinable public var count: Int { valueStorage.count }
 
         /// Whether there are no entries.
-        @inlinable public var isEmpty: Bool { keyStorage.isEmpty }
+        @inlinable public var isEmpty: Bool { valueStorage.isEmpty }
 
         /// The keys, in the kept order.
-        public var keys: [String] { keyStorage }
+        public var keys: [String] { keyTable.keys }
 
         /// The values, in the order of their keys.
         public var values: [PropertyList] { valueStorage }
 
         /// Whether the kept order is ascending key order (as every writer's sorted output has it).
-        public var isInKeyOrder: Bool { sortedPositions == nil }
+        public var isInKeyOrder: Bool { keyTable.isAscending }
 
         /// The same entries, in ascending key order (by UTF-16 code unit, as `plutil` sorts them).
         public func sortedByKey() -> Dictionary {
-            guard let sortedPositions else { return self }
+            guard case .indexed(let table) = keyTable else { return self }
             return Dictionary(
-                ascendingKeys: sortedPositions.map { keyStorage[$0] }, values: sortedPositions.map { valueStorage[$0] })
+                ascendingKeys: table.sortedPositions.map { table.keys[$0] },
+                values: table.sortedPositions.map { valueStorage[$0] })
         }
 
         /// The position of the entry that is `rank`-th in key order.
         @inline(__always)
         func position(ofRank rank: Int) -> Int {
-            sortedPositions?[rank] ?? rank
+            keyTable.position(ofRank: rank)
         }
 
         /// Makes room for `capacity` entries.
         public mutating func reserveCapacity(_ capacity: Int) {
-            keyStorage.reserveCapacity(capacity)
+            if case .ascending(var keys) = keyTable {
+                // Released first, so the array is unique and grows in place.
+                keyTable = .ascending([])
+                keys.reserveCapacity(capacity)
+                keyTable = .ascending(keys)
+            }
             valueStorage.reserveCapacity(capacity)
         }
 
@@ -211,13 +218,15 @@ extension PropertyList {
                 valueStorage[position] = value
                 return old
             case .insertionPoint(let rank):
-                let position = keyStorage.count
-                keyStorage.append(key)
+                let position = valueStorage.count
                 valueStorage.append(value)
-                if sortedPositions == nil && rank == position { return nil }
-                var order = sortedPositions ?? Array(0..<position)
+                if keyTable.isAscending && rank == position {
+                    keyTable.appendLast(key)
+                    return nil
+                }
+                var order = keyTable.sortedPositions ?? Array(0..<position)
                 order.insert(position, at: rank)
-                sortedPositions = order
+                keyTable = .indexed(IndexedKeys(keys: keyTable.keys + [key], sortedPositions: order))
                 return nil
             }
         }
@@ -231,17 +240,25 @@ extension PropertyList {
 
         private mutating func remove(rank: Int) -> PropertyList {
             let position = position(ofRank: rank)
-            keyStorage.remove(at: position)
             let value = valueStorage.remove(at: position)
-            guard var order = sortedPositions else { return value }
-            sortedPositions = nil
-            order.remove(at: rank)
-            var isIdentity = true
-            for index in order.indices {
-                if order[index] > position { order[index] -= 1 }
-                if order[index] != index { isIdentity = false }
+            switch keyTable {
+            case .ascending(var keys):
+                // Released first, so the array is unique and shrinks in place; what is left is still ascending.
+                keyTable = .ascending([])
+                keys.remove(at: position)
+                keyTable = .ascending(keys)
+            case .indexed(let table):
+                var keys = table.keys
+                keys.remove(at: position)
+                var order = table.sortedPositions
+                order.remove(at: rank)
+                var isIdentity = true
+                for index in order.indices {
+                    if order[index] > position { order[index] -= 1 }
+                    if order[index] != index { isIdentity = false }
+                }
+                keyTable = KeyTable(keys: keys, sortedPositions: isIdentity ? nil : order)
             }
-            if !isIdentity { sortedPositions = order }
             return value
         }
 
@@ -256,7 +273,7 @@ extension PropertyList {
                 return
             }
             try self = Dictionary(
-                keys: keyStorage + other.keyStorage, values: valueStorage + other.valueStorage,
+                keys: keyTable.keys + other.keyTable.keys, values: valueStorage + other.valueStorage,
                 uniquingKeysWith: combine)
         }
 
@@ -268,7 +285,7 @@ extension PropertyList {
                 keys.append(entry.key)
                 values.append(entry.value)
             }
-            return Dictionary(distinctKeys: keys, values: values, sortedPositions: Self.sortedPositions(of: keys))
+            return Dictionary(keyTable: KeyTable(distinctKeys: keys), values: values)
         }
 
         /// The same keys, in the same order, with transformed values.
@@ -285,16 +302,25 @@ extension PropertyList {
 
         /// Binary search in key order, by rank; past the last key is checked first (builders add in order).
         private func search(_ key: String) -> SearchResult {
-            let count = keyStorage.count
+            switch keyTable {
+            case .ascending(let keys):
+                return Self.search(key, count: keys.count) { keys[$0] }
+            case .indexed(let table):
+                return Self.search(key, count: table.keys.count) { table.keys[table.sortedPositions[$0]] }
+            }
+        }
+
+        @inline(__always)
+        private static func search(_ key: String, count: Int, keyOfRank: (Int) -> String) -> SearchResult {
             guard count > 0 else { return .insertionPoint(0) }
-            let lastComparison = KeyOrder.compare(keyStorage[position(ofRank: count - 1)], key)
+            let lastComparison = KeyOrder.compare(keyOfRank(count - 1), key)
             if lastComparison < 0 { return .insertionPoint(count) }
             if lastComparison == 0 { return .found(count - 1) }
             var low = 0
             var high = count - 1
             while low < high {
                 let middle = (low + high) / 2
-                let comparison = KeyOrder.compare(keyStorage[position(ofRank: middle)], key)
+                let comparison = KeyOrder.compare(keyOfRank(middle), key)
                 if comparison == 0 { return .found(middle) }
                 if comparison < 0 { low = middle + 1 } else { high = middle }
             }
@@ -308,11 +334,11 @@ extension PropertyList.Dictionary: RandomAccessCollection {
     public typealias Index = Int
 
     @inlinable public var startIndex: Int { 0 }
-    @inlinable public var endIndex: Int { keyStorage.count }
+    @inlinable public var endIndex: Int { valueStorage.count }
 
     /// The entry at `position`, in the kept order.
     @inlinable public subscript(position: Int) -> Element {
-        (keyStorage[position], valueStorage[position])
+        (keyTable[position], valueStorage[position])
     }
 }
 
@@ -327,10 +353,10 @@ extension PropertyList.Dictionary: Hashable {
     /// Equal when both hold the same keys, scalar for scalar, each with an equal value, in any order.
     public static func == (lhs: Self, rhs: Self) -> Bool {
         guard lhs.count == rhs.count else { return false }
-        for rank in lhs.keyStorage.indices {
+        for rank in lhs.valueStorage.indices {
             let left = lhs.position(ofRank: rank)
             let right = rhs.position(ofRank: rank)
-            guard UTF8Bytes.equal(lhs.keyStorage[left], rhs.keyStorage[right]),
+            guard UTF8Bytes.equal(lhs.keyTable[left], rhs.keyTable[right]),
                 lhs.valueStorage[left] == rhs.valueStorage[right]
             else { return false }
         }
@@ -339,9 +365,9 @@ extension PropertyList.Dictionary: Hashable {
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(count)
-        for rank in keyStorage.indices {
+        for rank in valueStorage.indices {
             let position = position(ofRank: rank)
-            UTF8Bytes.hash(keyStorage[position], into: &hasher)
+            UTF8Bytes.hash(keyTable[position], into: &hasher)
             hasher.combine(valueStorage[position])
         }
     }

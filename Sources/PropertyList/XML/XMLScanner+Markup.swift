@@ -6,23 +6,29 @@ extension XMLScanner {
     static let cdataOpen: [UInt8] = Array("<![CDATA[".utf8)
     static let doctypeOpen: [UInt8] = Array("<!DOCTYPE".utf8)
 
+    /// Whether `byte` may start a name: letters, `_`, `:`, and every byte of a non-ASCII character.
     @inline(__always)
     static func isNameStart(_ byte: UInt8) -> Bool {
-        nameBytes[Int(byte)] == 2
+        // A bit per byte value, 64 values a word; constants, so no table is loaded (or lazily made) per byte.
+        let word: UInt64 =
+            switch byte >> 6 {
+            case 0: 0x0400_0000_0000_0000  // `:`
+            case 1: 0x07FF_FFFE_87FF_FFFE  // A-Z, `_`, a-z
+            default: ~0
+            }
+        return word >> (byte & 63) & 1 != 0
     }
 
+    /// Whether `byte` may continue a name: a name-start byte, a digit, `-` or `.`.
     @inline(__always)
     static func isNameByte(_ byte: UInt8) -> Bool {
-        nameBytes[Int(byte)] != 0
-    }
-
-    /// Byte → 2 for a byte that may start a name (letters, `_`, `:`, and every byte of a non-ASCII character),
-    /// 1 for one that may only continue it (digits, `-`, `.`), 0 otherwise.
-    private static let nameBytes: [UInt8] = (0...255).map { (byte: Int) -> UInt8 in
-        let lower = byte | 0x20
-        if (lower >= 0x61 && lower <= 0x7A) || byte == 0x5F || byte == 0x3A || byte >= 0x80 { return 2 }
-        if (byte >= 0x30 && byte <= 0x39) || byte == 0x2D || byte == 0x2E { return 1 }
-        return 0
+        let word: UInt64 =
+            switch byte >> 6 {
+            case 0: 0x07FF_6000_0000_0000  // `-`, `.`, 0-9, `:`
+            case 1: 0x07FF_FFFE_87FF_FFFE  // A-Z, `_`, a-z
+            default: ~0
+            }
+        return word >> (byte & 63) & 1 != 0
     }
 
     /// Skips XML whitespace; returns whether there was any.
@@ -65,6 +71,10 @@ extension XMLScanner {
     /// the wild have `<plist version=\"1.0\">`).
     mutating func scanStartTag() throws(PropertyListError) -> (tag: Tag, selfClosing: Bool, offset: Int) {
         let offset = position
+        if let (tag, selfClosing, length) = knownStartTag(at: offset) {
+            position += length
+            return (tag, selfClosing, offset)
+        }
         position += 1
         let nameStart = position
         while position < reader.count, Self.isNameByte(reader[position]) { position += 1 }
@@ -104,6 +114,46 @@ extension XMLScanner {
         }
     }
 
+    /// The start tag at `offset` (a `<`) when it is one of the forms writers emit, `<name>` or `<name/>` with nothing
+    /// else inside, found from one 8-byte load; its length in bytes. `nil` sends the tag through the full parse,
+    /// which reads these forms the same way.
+    @inline(__always)
+    func knownStartTag(at offset: Int) -> (tag: Tag, selfClosing: Bool, length: Int)? {
+        guard offset + 9 <= reader.count else { return nil }
+        // The bytes after `<`, the first lowest: a name of n bytes and `>` are the low 8(n+1) bits.
+        let word = reader.littleEndianUInt64(at: offset + 1)
+        let four = word & 0xFFFF_FFFF
+        let five = word & 0xFF_FFFF_FFFF
+        let six = word & 0xFFFF_FFFF_FFFF
+        let seven = word & 0xFF_FFFF_FFFF_FFFF
+        switch UInt8(truncatingIfNeeded: word) {
+        case UInt8(ascii: "k"):
+            if four == 0x3E79_656B { return (.key, false, 5) }  // key>
+        case UInt8(ascii: "s"):
+            if seven == 0x3E_676E_6972_7473 { return (.string, false, 8) }  // string>
+            if word == 0x3E2F_676E_6972_7473 { return (.string, true, 9) }  // string/>
+        case UInt8(ascii: "i"):
+            if word == 0x3E72_6567_6574_6E69 { return (.integer, false, 9) }  // integer>
+        case UInt8(ascii: "r"):
+            if five == 0x3E_6C61_6572 { return (.real, false, 6) }  // real>
+        case UInt8(ascii: "d"):
+            if five == 0x3E_7463_6964 { return (.dict, false, 6) }  // dict>
+            if five == 0x3E_6174_6164 { return (.data, false, 6) }  // data>
+            if five == 0x3E_6574_6164 { return (.date, false, 6) }  // date>
+            if six == 0x3E2F_7463_6964 { return (.dict, true, 7) }  // dict/>
+        case UInt8(ascii: "a"):
+            if six == 0x3E79_6172_7261 { return (.array, false, 7) }  // array>
+            if seven == 0x3E_2F79_6172_7261 { return (.array, true, 8) }  // array/>
+        case UInt8(ascii: "t"):
+            if six == 0x3E2F_6575_7274 { return (.true, true, 7) }  // true/>
+        case UInt8(ascii: "f"):
+            if seven == 0x3E_2F65_736C_6166 { return (.false, true, 8) }  // false/>
+        default:
+            break
+        }
+        return nil
+    }
+
     /// Skips the attributes of `<plist …>` up to its `>`; returns whether the tag closes itself (`/>`).
     mutating func skipPlistAttributes(openedAt offset: Int) throws(PropertyListError) -> Bool {
         while position < reader.count, reader[position] != UInt8(ascii: ">"), reader[position] != UInt8(ascii: "<") {
@@ -128,9 +178,12 @@ extension XMLScanner {
 
     /// Parses `</name>` at `position` and checks the name.
     mutating func scanEndTag(expecting expected: Tag) throws(PropertyListError) {
-        // The form every writer emits, checked in one comparison.
-        if reader.matches(expected.closingTag, at: position) {
-            position += expected.closingTag.utf8CodeUnitCount
+        // The form every writer emits, checked in one comparison (two for </string> and </integer>).
+        let (word, mask, closingLength) = expected.closingPrefix
+        if position + 8 <= reader.count, reader.littleEndianUInt64(at: position) & mask == word,
+            closingLength <= 8 || reader.matches(expected.closingTag, at: position)
+        {
+            position += closingLength
             return
         }
         let offset = position
@@ -234,10 +287,24 @@ extension XMLScanner {
     /// elements of a container, stopping at the next tag (or the end of the input).
     mutating func skipBetweenElements(inside tag: Tag) throws(PropertyListError) {
         while position < reader.count {
-            let byte = reader[position]
-            if NumberText.isXMLWhitespace(byte) {
-                position += 1
-            } else if byte == UInt8(ascii: "<") {
+            // Indentation: a run of whitespace, counted in a local (the scanner's own position is stored once).
+            var index = position
+            while index < reader.count {
+                let space = reader[index]
+                guard NumberText.isXMLWhitespace(space) else { break }
+                index += 1
+                // After a line break, the indentation: tabs or spaces, 8 at a time while they are all the same
+                // (a deep document's lines are mostly that).
+                guard space == 0x0A, index < reader.count else { continue }
+                let indent = reader[index]
+                guard indent == 0x09 || indent == 0x20 else { continue }
+                let run = 0x0101_0101_0101_0101 &* UInt64(indent)
+                while index + 8 <= reader.count, reader.littleEndianUInt64(at: index) == run { index += 8 }
+            }
+            position = index
+            guard index < reader.count else { return }
+            let byte = reader[index]
+            if byte == UInt8(ascii: "<") {
                 // Most `<` here start a tag: look at one byte before comparing longer openers.
                 let next = position + 1 < reader.count ? reader[position + 1] : 0
                 if next == UInt8(ascii: "!"), reader.matches(Self.commentOpen, at: position) {

@@ -202,6 +202,22 @@ extension XMLScanner {
         }
     }
 
+    /// The text of a `<key>` up to `</key>`, handed to the builder: the key the dictionary's template expects when
+    /// the bytes are its bytes (no string made), else a string of its own.
+    mutating func scanKey(openedAt offset: Int) throws(PropertyListError) {
+        let contentStart = position
+        let text = try scanText(closing: .key, openedAt: offset)
+        if case .region(let start, let count, _) = text, let expected = builder.expectedKey {
+            if reader.matches(expected, at: start, count: count) {
+                builder.key(expected, isExpected: true)
+            } else {
+                builder.key(try string(text, at: contentStart), isExpected: false)
+            }
+            return
+        }
+        builder.key(try string(text, at: contentStart))
+    }
+
     mutating func scanString(closing tag: Tag, openedAt offset: Int) throws(PropertyListError) -> String {
         let contentStart = position
         let text = try scanText(closing: tag, openedAt: offset)
@@ -229,6 +245,16 @@ extension XMLScanner {
         case .data:
             if selfClosing { return .data([]) }
             let contentStart = position
+            // The form writers emit, base64 and whitespace up to `</`, decoded straight from the input. Anything
+            // else (a reference, a comment, a byte outside the alphabet) is read as text below, from the start.
+            if let end = reader.firstIndex(of: UInt8(ascii: "<"), from: position, to: reader.count),
+                end + 1 < reader.count, reader[end + 1] == UInt8(ascii: "/"),
+                let bytes = reader.withBytes(at: position, count: end - position, { Base64.decode($0) })
+            {
+                position = end
+                try scanEndTag(expecting: .data)
+                return .data(bytes)
+            }
             let text = try scanText(closing: .data, openedAt: offset)
             let bytes = withTextBytes(text) { Base64.decode($0) }
             guard let bytes else { throw failure(.invalidData("Found invalid base64 in <data>"), at: contentStart) }
@@ -250,7 +276,7 @@ extension XMLScanner {
             guard !selfClosing else { throw failure(.invalidNumber("Found empty <real>"), at: offset) }
             let contentStart = position
             let text = try scanText(closing: .real, openedAt: offset)
-            guard let string = try? string(text, at: contentStart), let value = NumberText.parseReal(string) else {
+            guard let value = withText(text, { count, byte in NumberText.parseReal(count: count, byte: byte) }) else {
                 throw failure(.invalidNumber("Found invalid real \"\(snippet(text))\""), at: contentStart)
             }
             return .real(value)

@@ -24,6 +24,24 @@ struct XMLScanner: TextScanner {
             }
         }
 
+        /// The first 8 bytes of `</name>` as a little-endian integer (the first byte lowest), the mask of the bytes
+        /// that belong to it, and its length: most closing tags are checked in one comparison.
+        var closingPrefix: (word: UInt64, mask: UInt64, length: Int) {
+            switch self {
+            case .key: (0x3E_7965_6B2F_3C, 0xFFFF_FFFF_FFFF, 6)
+            case .real: (0x3E_6C61_6572_2F3C, 0xFF_FFFF_FFFF_FFFF, 7)
+            case .dict: (0x3E_7463_6964_2F3C, 0xFF_FFFF_FFFF_FFFF, 7)
+            case .data: (0x3E_6174_6164_2F3C, 0xFF_FFFF_FFFF_FFFF, 7)
+            case .date: (0x3E_6574_6164_2F3C, 0xFF_FFFF_FFFF_FFFF, 7)
+            case .true: (0x3E_6575_7274_2F3C, 0xFF_FFFF_FFFF_FFFF, 7)
+            case .false: (0x3E65_736C_6166_2F3C, ~0, 8)
+            case .array: (0x3E79_6172_7261_2F3C, ~0, 8)
+            case .plist: (0x3E74_7369_6C70_2F3C, ~0, 8)
+            case .string: (0x676E_6972_7473_2F3C, ~0, 9)
+            case .integer: (0x6567_6574_6E69_2F3C, ~0, 10)
+            }
+        }
+
         var name: String {
             switch self {
             case .plist: "plist"
@@ -173,7 +191,11 @@ struct XMLScanner: TextScanner {
         let parent = elements.last?.tag
         if builder.expectsKey {
             guard tag == .key else { throw failure(.syntax("Found non-key inside <dict>"), at: offset) }
-            builder.key(selfClosing ? "" : try scanString(closing: .key, openedAt: offset))
+            if selfClosing {
+                builder.key("")
+            } else {
+                try scanKey(openedAt: offset)
+            }
             return nil
         }
         switch tag {
