@@ -180,6 +180,9 @@ start_cluster() {
         port=$(free_port)
         if "${as_owner[@]}" "$bin/pg_ctl" -D "$cluster" -l "$cluster_log" -w -t 60 \
             -o "-k $folder -p $port -c listen_addresses=127.0.0.1 -c max_connections=200" start >/dev/null 2>&1; then
+            # Kept for a plain `pg_ctl start` of a test that stopped it (a later line wins over a copied one).
+            printf "port = %s\nunix_socket_directories = '%s'\nlisten_addresses = '127.0.0.1'\nmax_connections = 200\n" \
+                "$port" "$folder" >>"$cluster/postgresql.auto.conf"
             return 0
         fi
     done
