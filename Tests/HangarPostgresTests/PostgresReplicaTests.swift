@@ -180,6 +180,17 @@ enum TestReplicas {
         }
     }
 
+    @Test func theReplicationReportSaysWhatTheSettingsPromise() async throws {
+        try await withStore(replicas: [1]) { store in
+            let report = try await store.replicationReport()
+            #expect(report.first == "replication: synchronous_standby_names = 'standby1', synchronous_commit = on")
+            #expect(report.contains("replication: standby standby1: streaming, sync"))
+            #expect(
+                report.last
+                    == "replication: synchronous (on): promoting a synchronous standby loses no acknowledged write")
+        }
+    }
+
     @Test func aReplicaKilledAndRestartedIsUsedAgain() async throws {
         let data = try TestReplicas.require(TestReplicas.data(1), "standby 1's data folder")
         try await withStore(replicas: [1], configure: { $0.maximumReplicaLag = .milliseconds(500) }) { store in
