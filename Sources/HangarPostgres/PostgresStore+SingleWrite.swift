@@ -15,8 +15,27 @@ extension PostgresStore {
         inTransactionOtherwise transaction: (PostgresWriteTransaction) async throws ->
             SingleWrite.Outcome
     ) async throws -> SingleWrite.Outcome {
-        if let outcome = try await performInOneStatement(single) { return outcome }
-        return try await write { writer in
+        try await perform(single, token: nil, inTransactionOtherwise: transaction)
+    }
+
+    /// ``perform(_:inTransactionOtherwise:)``, returning the token of its commit (read just after it, on the same
+    /// connection).
+    public func performReturningToken(
+        _ single: SingleWrite,
+        inTransactionOtherwise transaction: (PostgresWriteTransaction) async throws -> SingleWrite.Outcome
+    ) async throws -> Tokened<SingleWrite.Outcome> {
+        let slot = CommitTokenSlot()
+        let outcome = try await perform(single, token: slot, inTransactionOtherwise: transaction)
+        return Tokened(outcome, token: try Self.taken(slot))
+    }
+
+    private func perform(
+        _ single: SingleWrite, token slot: CommitTokenSlot?,
+        inTransactionOtherwise transaction: (PostgresWriteTransaction) async throws -> SingleWrite.Outcome
+    ) async throws -> SingleWrite.Outcome {
+        if let outcome = try await performInOneStatement(single, token: slot) { return outcome }
+        slot?.token = nil
+        return try await write(token: slot) { writer in
             writer.writesStatementByStatement = true
             return try await transaction(writer)
         }
@@ -25,12 +44,14 @@ extension PostgresStore {
     /// Runs `single`'s plan as one statement on its own: what it did, or `nil` when the write must go through a
     /// transaction (the statement handed the row back, or the store seals bodies, or is read-only, or writes
     /// statement by statement).
-    private func performInOneStatement(_ single: SingleWrite) async throws -> SingleWrite.Outcome? {
+    private func performInOneStatement(_ single: SingleWrite, token slot: CommitTokenSlot?) async throws
+        -> SingleWrite.Outcome?
+    {
         guard configuration.access == .readWrite, configuration.encryption == nil,
             postgresConfiguration.writesPlansInOneStatement
         else { return nil }
         let plan = single.plan
-        let outcome = try await engine.withTransaction(.singleWrite) { transaction in
+        let outcome = try await engine.withTransaction(.singleWrite, token: slot) { transaction in
             let writer = PostgresWriteTransaction(transaction, store: self)
             defer { writer.invalidate() }
             return try await writer.writeInOneStatement(

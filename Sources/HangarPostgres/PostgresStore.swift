@@ -96,12 +96,32 @@ public final class PostgresStore: DocumentStore {
     // MARK: Transactions
 
     /// Runs `body` in a read-only transaction that sees one snapshot of the store, taken after every change of
-    /// this store's writes that returned is numbered (in the feed).
+    /// this store's writes that returned is numbered (in the feed). With ``PostgresStoreConfiguration/replicas``,
+    /// on a fit replica (up to ``PostgresStoreConfiguration/maximumReplicaLag`` behind): pass a token to
+    /// ``read(after:_:)`` to read what a write returned.
     public func read<Result: Sendable>(_ body: (PostgresReadTransaction) async throws -> Result) async throws
         -> Result
     {
+        try await read(after: nil, token: nil, body)
+    }
+
+    /// Runs `body` in a read-only transaction that sees at least everything `token` covers: on a replica that
+    /// has replayed it (waiting at most ``PostgresStoreConfiguration/replicaWait``), else on the primary. Returns
+    /// the token of what it saw.
+    public func read<Result: Sendable>(
+        after token: CommitToken?, _ body: (PostgresReadTransaction) async throws -> Result
+    ) async throws -> Tokened<Result> {
+        let slot = CommitTokenSlot()
+        let value = try await read(after: token, token: slot, body)
+        return Tokened(value, token: try Self.taken(slot))
+    }
+
+    private func read<Result: Sendable>(
+        after token: CommitToken?, token slot: CommitTokenSlot?,
+        _ body: (PostgresReadTransaction) async throws -> Result
+    ) async throws -> Result {
         await numberer.settled()
-        return try await engine.withTransaction(.read) { transaction in
+        return try await engine.withRead(after: token, .read, token: slot) { transaction in
             let reader = PostgresReadTransaction(transaction, store: self)
             defer { reader.invalidate() }
             return try await body(reader)
@@ -111,11 +131,33 @@ public final class PostgresStore: DocumentStore {
     /// The document at `key`, read in one statement on its own (its own snapshot), without the `BEGIN` and
     /// `COMMIT` round trips of ``read(_:)``: a third of a single-document read's round trips.
     public func document(in collection: String, key: String) async throws -> StoredDocument? {
-        try await engine.withTransaction(.singleRead) { transaction in
+        try await document(in: collection, key: key, after: nil, token: nil)
+    }
+
+    /// ``document(in:key:)`` at least as new as `token`, with the token of what it saw (read after it, on the same
+    /// connection: one more round trip).
+    public func document(in collection: String, key: String, after token: CommitToken?) async throws
+        -> Tokened<StoredDocument?>
+    {
+        let slot = CommitTokenSlot()
+        let document = try await document(in: collection, key: key, after: token, token: slot)
+        return Tokened(document, token: try Self.taken(slot))
+    }
+
+    private func document(in collection: String, key: String, after token: CommitToken?, token slot: CommitTokenSlot?)
+        async throws -> StoredDocument?
+    {
+        try await engine.withRead(after: token, .singleRead, token: slot) { transaction in
             let reader = PostgresReadTransaction(transaction, store: self)
             defer { reader.invalidate() }
             return try await reader.document(in: collection, key: key)
         }
+    }
+
+    /// The token a slot received; a transaction that returned always leaves one.
+    static func taken(_ slot: CommitTokenSlot) throws(HangarError) -> CommitToken {
+        guard let token = slot.token else { throw HangarError(.database, "The transaction left no commit token") }
+        return token
     }
 
     /// Runs `body` in a write transaction: everything it saves and deletes is committed together when it
@@ -128,12 +170,31 @@ public final class PostgresStore: DocumentStore {
     public func write<Result: Sendable>(_ body: (PostgresWriteTransaction) async throws -> Result) async throws
         -> Result
     {
+        try await write(token: nil, body)
+    }
+
+    /// ``write(_:)``, returning the token of its commit: its WAL position on the primary, read just after
+    /// `COMMIT` on the same connection, and the feed's last sequence then.
+    ///
+    /// - Throws: ``Hangar/HangarError/Code/outcomeUnknown`` also when the connection was lost after `COMMIT`,
+    ///   before the token was read.
+    public func writeReturningToken<Result: Sendable>(_ body: (PostgresWriteTransaction) async throws -> Result)
+        async throws -> Tokened<Result>
+    {
+        let slot = CommitTokenSlot()
+        let value = try await write(token: slot, body)
+        return Tokened(value, token: try Self.taken(slot))
+    }
+
+    func write<Result: Sendable>(
+        token slot: CommitTokenSlot?, _ body: (PostgresWriteTransaction) async throws -> Result
+    ) async throws -> Result {
         guard configuration.access == .readWrite else {
             throw HangarError(
                 .readOnly, "The store in \(postgresConfiguration.schema) was opened read-only; nothing was written")
         }
         var recorded = false
-        let result = try await engine.withTransaction(.write) { transaction in
+        let result = try await engine.withTransaction(.write, token: slot) { transaction in
             let writer = PostgresWriteTransaction(transaction, store: self)
             defer { writer.invalidate() }
             let result = try await body(writer)

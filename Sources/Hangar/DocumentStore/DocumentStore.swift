@@ -50,6 +50,25 @@ public protocol DocumentStore: Sendable {
         _ single: SingleWrite, inTransactionOtherwise transaction: (Writer) async throws -> SingleWrite.Outcome
     ) async throws -> SingleWrite.Outcome
 
+    // MARK: Commit tokens (DocumentStore+Tokens.swift, with the defaults for an engine of one copy)
+
+    /// ``write(_:)``, returning the token of its commit (``CommitToken``).
+    func writeReturningToken<Result: Sendable>(_ body: (Writer) async throws -> Result) async throws
+        -> Tokened<Result>
+
+    /// ``read(_:)`` of a state at least as new as `token` (`nil`: any), returning the token of what it saw.
+    func read<Result: Sendable>(after token: CommitToken?, _ body: (Reader) async throws -> Result) async throws
+        -> Tokened<Result>
+
+    /// ``document(in:key:)`` at least as new as `token`, with the token of what it saw.
+    func document(in collection: String, key: String, after token: CommitToken?) async throws
+        -> Tokened<StoredDocument?>
+
+    /// ``perform(_:inTransactionOtherwise:)``, returning the token of its commit.
+    func performReturningToken(
+        _ single: SingleWrite, inTransactionOtherwise transaction: (Writer) async throws -> SingleWrite.Outcome
+    ) async throws -> Tokened<SingleWrite.Outcome>
+
     /// Closes the store: what it holds open (connections, a client) is released, and transactions started
     /// afterwards fail. Closing twice does nothing more.
     func close() async

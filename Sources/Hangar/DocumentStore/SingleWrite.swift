@@ -99,4 +99,33 @@ extension DocumentStore {
                 ? .deleted : .nothingToDelete
         } == .deleted
     }
+
+    /// ``save(_:key:in:expectedRevision:)`` returning the token of its commit (``CommitToken``).
+    public func saveReturningToken<Document: VersionedDocument>(
+        _ document: Document, key: String, in collection: String = Document.collection, expectedRevision: Int? = nil
+    ) async throws -> Tokened<Int> {
+        let plan = try DocumentRules.planModelSave(
+            document, expectedRevision: expectedRevision, configuration: configuration, collection: collection, key: key
+        )
+        let done = try await performReturningToken(SingleWrite(plan, modelFormat: Document.format)) { writer in
+            .saved(
+                revision: try await writer.save(document, key: key, in: collection, expectedRevision: expectedRevision))
+        }
+        return Tokened(done.value.revision, token: done.token)
+    }
+
+    /// ``save(envelope:key:in:expectedRevision:)`` returning the token of its commit (``CommitToken``).
+    public func saveReturningToken(
+        envelope: PropertyList, key: String, in collection: String, expectedRevision: Int? = nil
+    ) async throws -> Tokened<Int> {
+        let plan = try DocumentRules.planEnvelopeSave(
+            envelope, expectedRevision: expectedRevision, overwritingNewerMajor: false,
+            configuration: configuration, collection: collection, key: key)
+        let done = try await performReturningToken(SingleWrite(plan)) { writer in
+            .saved(
+                revision: try await writer.save(
+                    envelope: envelope, key: key, in: collection, expectedRevision: expectedRevision))
+        }
+        return Tokened(done.value.revision, token: done.token)
+    }
 }

@@ -64,7 +64,7 @@ struct ChangeRoutes<Store: DocumentStore>: Sendable {
         // Read before answering, so pruned changes are a 410 rather than a stream that ends at once.
         let start = since ?? (mode == .lines ? 0 : nil)
         let user = try HangarUser.scope(options.ownership)
-        let (changes, last) = try await store.read { reader in
+        let read = try await store.read(after: try TokenHeader.token(request)) { reader in
             let last = try await reader.lastChangeSequence()
             guard mode == .lines else {
                 return (try await reader.changes(since: start ?? last, in: collection, limit: 1), last)
@@ -73,12 +73,14 @@ struct ChangeRoutes<Store: DocumentStore>: Sendable {
                 try await Self.visibleChanges(after: start ?? last, in: collection, limit: limit, user, reader), last
             )
         }
+        let (changes, last) = read.value
         switch mode {
         case .lines:
             var body: [UInt8] = []
             for change in changes { body += try Self.json(change) + [UInt8(ascii: "\n")] }
             return Response(
-                status: .ok, headers: [.contentType: ChangeStreamMode.linesType],
+                status: .ok,
+                headers: [.contentType: ChangeStreamMode.linesType, TokenHeader.name: read.token.description],
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
         case .events:
             return eventStream(

@@ -16,15 +16,16 @@ extension DocumentRoutes {
         let offset = try integer(query.get("offset"), name: "offset", in: 0...Int.max) ?? 0
         let filter = try KeyFilter(query: query, declared: store.configuration.options(for: name).indexes)
         let user = try user()
-        let page = try await store.read { reader in
+        let read = try await store.read(after: try TokenHeader.token(request)) { reader in
             try await filter.page(of: name, in: reader, limit: limit, offset: offset, user: user)
         }
+        let page = read.value
         var answer: PropertyList.Dictionary = [
             "keys": .array(page.keys.map { .string($0) }), "offset": .integer(.init(offset)),
             "limit": .integer(.init(limit)),
         ]
         if page.more { answer["nextOffset"] = .integer(.init(offset + page.keys.count)) }
-        return try Answers.respond(.dictionary(answer), in: formats)
+        return TokenHeader.stamped(try Answers.respond(.dictionary(answer), in: formats), read.token)
     }
 
     /// `GET /C/{key}`: the document (migrated to the current major when older) with its revision as ETag;
@@ -32,16 +33,21 @@ extension DocumentRoutes {
     /// binary answer of a document at the current version is its stored bytes, sent as they are.
     func getDocument(_ request: Request, key: String) async throws -> Response {
         let formats = try Answers.formats(request)
-        guard let stored = try await visibleDocument(key) else {
+        let read = try await visibleDocument(key, after: try TokenHeader.token(request))
+        guard let stored = read.value else {
             throw HangarHTTPError(.notFound, "\(name)/\(key): no such document")
         }
         if formats.first == .binary, let bytes = bodies.storedBinary(stored) {
-            return notModified(request, revision: stored.revision)
+            let answer =
+                notModified(request, revision: stored.revision)
                 ?? Answers.respond(bytes: bytes, in: .binary, revision: stored.revision)
+            return TokenHeader.stamped(answer, read.token)
         }
         let envelope = try bodies.envelope(of: stored)
-        return try notModified(request, revision: stored.revision)
+        let answer =
+            try notModified(request, revision: stored.revision)
             ?? Answers.respond(envelope, in: formats, revision: stored.revision)
+        return TokenHeader.stamped(answer, read.token)
     }
 
     /// 304 with the ETag when the request's `If-None-Match` names `revision`.
@@ -74,7 +80,7 @@ extension DocumentRoutes {
             return try await putAsSingleWrite(
                 key: key, with: incoming, expectedRevision: expected, preconditions: preconditions)
         }
-        let (revision, created) = try await store.write { writer in
+        let written = try await store.writeReturningToken { writer in
             if let idempotencyKey,
                 let answer = try await SyncWriteAnswers.answer(for: idempotencyKey, user: user, writer)
             {
@@ -98,7 +104,8 @@ extension DocumentRoutes {
             }
             return (revision, current == nil)
         }
-        var headers: HTTPFields = [.eTag: RevisionTag.header(revision)]
+        let (revision, created) = written.value
+        var headers: HTTPFields = [.eTag: RevisionTag.header(revision), TokenHeader.name: written.token.description]
         if created { headers[.location] = location(of: key) }
         return Response(status: created ? .created : .ok, headers: headers)
     }
@@ -116,9 +123,9 @@ extension DocumentRoutes {
 
     /// The document `key` if the request's user may see it (everyone in the shared scope, where it is read in the
     /// engine's cheapest way for one document: on PostgreSQL one statement, without `BEGIN` and `COMMIT`).
-    func visibleDocument(_ key: String) async throws -> StoredDocument? {
-        guard let user = try user() else { return try await store.document(in: name, key: key) }
-        return try await store.read { reader -> StoredDocument? in
+    func visibleDocument(_ key: String, after token: CommitToken?) async throws -> Tokened<StoredDocument?> {
+        guard let user = try user() else { return try await store.document(in: name, key: key, after: token) }
+        return try await store.read(after: token) { reader -> StoredDocument? in
             guard try await SyncOwnership.isVisible(key, in: name, to: user, reader) else { return nil }
             return try await reader.document(in: name, key: key)
         }
@@ -130,21 +137,23 @@ extension DocumentRoutes {
     private func putAsSingleWrite(
         key: String, with incoming: IncomingDocument, expectedRevision: Int, preconditions: WritePreconditions
     ) async throws -> Response {
+        let saving = AsSingleWrite(store: store)
         let revision: Int
         do {
-            revision = try await bodies.save(
-                incoming, key: key, expectedRevision: expectedRevision, to: AsSingleWrite(store: store))
+            revision = try await bodies.save(incoming, key: key, expectedRevision: expectedRevision, to: saving)
         } catch let error as HangarError where error.code == .conflict {
             throw preconditions.failed(try await store.document(in: name, key: key)?.revision)
         }
-        return Response(status: .ok, headers: [.eTag: RevisionTag.header(revision)])
+        var headers: HTTPFields = [.eTag: RevisionTag.header(revision)]
+        if let token = saving.token { headers[TokenHeader.name] = token.description }
+        return Response(status: .ok, headers: headers)
     }
 
     /// `DELETE /C/{key}`: 204, or 404 when there is none; `If-Match` as for PUT; a stored newer major is 409.
     func deleteDocument(_ request: Request, key: String) async throws -> Response {
         let preconditions = WritePreconditions(request)
         let user = try user()
-        let deleted = try await store.write { writer in
+        let written = try await store.writeReturningToken { writer in
             guard try await SyncOwnership.isVisible(key, in: name, to: user, writer) else { return false }
             let current = try await writer.document(in: name, key: key)
             try bodies.checkWritable(current)
@@ -152,8 +161,8 @@ extension DocumentRoutes {
             guard current != nil else { return false }
             return try await writer.delete(key: key, in: name, expectedRevision: expected)
         }
-        guard deleted else { throw HangarHTTPError(.notFound, "\(name)/\(key): no such document") }
-        return Response(status: .noContent)
+        guard written.value else { throw HangarHTTPError(.notFound, "\(name)/\(key): no such document") }
+        return Response(status: .noContent, headers: [TokenHeader.name: written.token.description])
     }
 
     /// `GET /C/{key}/history`: `{key, revisions: [{revision, majorVersion, minorVersion, class?, savedAt,
@@ -161,10 +170,11 @@ extension DocumentRoutes {
     func history(_ request: Request, key: String) async throws -> Response {
         let formats = try Answers.formats(request)
         let user = try user()
-        let revisions = try await store.read { reader -> [RevisionInfo] in
+        let read = try await store.read(after: try TokenHeader.token(request)) { reader -> [RevisionInfo] in
             guard try await SyncOwnership.isVisible(key, in: name, to: user, reader) else { return [] }
             return try await reader.history(in: name, key: key)
         }
+        let revisions = read.value
         guard !revisions.isEmpty else { throw HangarHTTPError(.notFound, "\(name)/\(key): no such document") }
         let list: [PropertyList] = revisions.map { info in
             var entry: PropertyList.Dictionary = [
@@ -176,21 +186,24 @@ extension DocumentRoutes {
             return .dictionary(entry)
         }
         let current = revisions.last(where: \.isCurrent)?.revision
-        return try Answers.respond(["key": .string(key), "revisions": .array(list)], in: formats, revision: current)
+        let answer = try Answers.respond(
+            ["key": .string(key), "revisions": .array(list)], in: formats, revision: current)
+        return TokenHeader.stamped(answer, read.token)
     }
 
     /// `GET /C/{key}/revisions/{n}`: a kept revision, as `GET /C/{key}` answers it, with ETag `"n"`.
     func revision(_ request: Request, key: String, revision: Int) async throws -> Response {
         let formats = try Answers.formats(request)
         let user = try user()
-        let stored = try await store.read { reader -> StoredDocument? in
+        let read = try await store.read(after: try TokenHeader.token(request)) { reader -> StoredDocument? in
             guard try await SyncOwnership.isVisible(key, in: name, to: user, reader) else { return nil }
             return try await reader.document(in: name, key: key, revision: revision)
         }
-        guard let stored else {
+        guard let stored = read.value else {
             throw HangarHTTPError(.notFound, "\(name)/\(key): revision \(revision) is not kept")
         }
-        return try Answers.respond(try bodies.envelope(of: stored), in: formats, revision: stored.revision)
+        let answer = try Answers.respond(try bodies.envelope(of: stored), in: formats, revision: stored.revision)
+        return TokenHeader.stamped(answer, read.token)
     }
 
     /// `POST /C/{key}/revisions/{n}/restore`: saves kept revision `n` again as a new revision (checked by the
@@ -200,7 +213,7 @@ extension DocumentRoutes {
     func restore(_ request: Request, key: String, revision: Int) async throws -> Response {
         let preconditions = WritePreconditions(request)
         let user = try user()
-        let restored = try await store.write { writer -> Int? in
+        let written = try await store.writeReturningToken { writer -> Int? in
             guard try await SyncOwnership.isVisible(key, in: name, to: user, writer),
                 try await writer.document(in: name, key: key, revision: revision) != nil
             else { return nil }
@@ -209,10 +222,11 @@ extension DocumentRoutes {
             _ = try preconditions.expectedRevision(current: current?.revision)
             return try await writer.restore(key: key, in: name, revision: revision)
         }
-        guard let restored else {
+        guard let restored = written.value else {
             throw HangarHTTPError(.notFound, "\(name)/\(key): revision \(revision) is not kept")
         }
-        return Response(status: .ok, headers: [.eTag: RevisionTag.header(restored)])
+        return Response(
+            status: .ok, headers: [.eTag: RevisionTag.header(restored), TokenHeader.name: written.token.description])
     }
 }
 

@@ -28,17 +28,30 @@ struct InTransaction<Writer: DocumentWriter>: DocumentSaving {
     }
 }
 
-/// Saves to `store`, each save a single write of its own (``Hangar/SingleWrite``).
-struct AsSingleWrite<Store: DocumentStore>: DocumentSaving {
+/// Saves to `store`, each save a single write of its own (``Hangar/SingleWrite``), keeping the commit token of the
+/// last one (``token``).
+final class AsSingleWrite<Store: DocumentStore>: DocumentSaving {
     let store: Store
+    /// The commit token of the last save that returned.
+    private(set) var token: CommitToken?
+
+    init(store: Store) {
+        self.store = store
+    }
 
     func save<Document: VersionedDocument>(
         _ document: Document, key: String, in collection: String, expectedRevision: Int?
     ) async throws -> Int {
-        try await store.save(document, key: key, in: collection, expectedRevision: expectedRevision)
+        let saved = try await store.saveReturningToken(
+            document, key: key, in: collection, expectedRevision: expectedRevision)
+        token = saved.token
+        return saved.value
     }
 
     func save(envelope: PropertyList, key: String, in collection: String, expectedRevision: Int?) async throws -> Int {
-        try await store.save(envelope: envelope, key: key, in: collection, expectedRevision: expectedRevision)
+        let saved = try await store.saveReturningToken(
+            envelope: envelope, key: key, in: collection, expectedRevision: expectedRevision)
+        token = saved.token
+        return saved.value
     }
 }

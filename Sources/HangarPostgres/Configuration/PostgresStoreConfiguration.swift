@@ -14,6 +14,17 @@ public struct PostgresStoreConfiguration: Sendable {
     /// How postgres-nio connects: host, port, user, password, database and TLS. The pool size, connect timeout
     /// and server settings below are applied to it when the store opens.
     public var client: PostgresClient.Configuration
+    /// Read replicas: streaming standbys of the primary (``client``) that reads go to, spread over those fit
+    /// (``maximumReplicaLag``, same timeline as the primary), the primary serving a read when none is. Writes never
+    /// go to a replica. Empty by default: everything on the primary. The `Engines` article says what each setting
+    /// promises; the user needs `pg_monitor` on the standbys (their WAL receiver's timeline).
+    public var replicas: [PostgresClient.Configuration] = []
+    /// How far behind the primary a replica may be, by its replay position, and still serve reads; 1 s by default.
+    /// One further behind, or unreachable, is out of use within about one more of this, until it catches up.
+    public var maximumReplicaLag: Duration = .seconds(1)
+    /// How long a read given a commit token (``Hangar/CommitToken``) waits for a replica to replay it before the
+    /// primary serves it; 100 ms by default.
+    public var replicaWait: Duration = .milliseconds(100)
     /// The schema that holds the store's tables; `hangar` by default. A lowercase SQL identifier (letters,
     /// digits and `_`, not starting with a digit or `pg_`, at most 63 bytes): several stores share a database
     /// under different schemas.
@@ -92,6 +103,21 @@ public struct PostgresStoreConfiguration: Sendable {
         if let timeout = parsed.connectTimeout { connectTimeout = timeout }
     }
 
+    /// A configuration from the primary's URL and read replicas' URLs (``replicas``), each as ``init(url:schema:store:)``
+    /// reads it (a replica's `schema` and `connect_timeout` parameters are the primary's).
+    ///
+    /// - Throws: ``HangarError/invalidConfiguration`` for a URL that is not acceptable.
+    public init(
+        url: String, replicas: [String], schema: String? = nil, store: StoreConfiguration = StoreConfiguration()
+    )
+        throws(HangarError)
+    {
+        try self.init(url: url, schema: schema, store: store)
+        var parsed: [PostgresClient.Configuration] = []
+        for replica in replicas { parsed.append(try PostgresURL(parsing: replica).client) }
+        self.replicas = parsed
+    }
+
     /// A configuration from postgres-nio's own: for what a URL cannot say (a Unix socket, a TLS context).
     ///
     /// - Throws: ``HangarError/invalidConfiguration`` for an invalid schema name.
@@ -129,7 +155,18 @@ public struct PostgresStoreConfiguration: Sendable {
     /// - Throws: ``HangarError/invalidConfiguration`` for a pool size below 1, a timeout not positive, or an
     ///   invalid schema name.
     @_spi(Engine) public func makeClientConfiguration() throws(HangarError) -> PostgresClient.Configuration {
+        try makeClientConfiguration(for: client)
+    }
+
+    /// ``makeClientConfiguration()`` for `base` (the primary's, or a replica's).
+    func makeClientConfiguration(for base: PostgresClient.Configuration) throws(HangarError)
+        -> PostgresClient.Configuration
+    {
         try Self.validateSchema(schema)
+        guard maximumReplicaLag > .zero, replicaWait >= .zero else {
+            throw HangarError(
+                .invalidConfiguration, "The maximum replica lag must be positive, the replica wait not negative")
+        }
         guard poolSize >= 1 else {
             throw HangarError(.invalidConfiguration, "The pool size must be at least 1, not \(poolSize)")
         }
@@ -140,7 +177,7 @@ public struct PostgresStoreConfiguration: Sendable {
         ] where value <= .zero {
             throw HangarError(.invalidConfiguration, "The \(name) must be positive")
         }
-        var configuration = client
+        var configuration = base
         configuration.options.maximumConnections = poolSize
         configuration.options.minimumConnections = 0
         configuration.options.connectTimeout = connectTimeout

@@ -13,10 +13,14 @@ extension PostgresEngine {
     /// cannot reach (it retries connecting in the background): here the wait ends with
     /// ``HangarError/Code/connectionLost``. The connection is held by a task of the engine's until
     /// ``Lease/release``, so the transaction runs in the caller's own task and isolation.
-    func lease(timeout: Duration) async throws(HangarError) -> Lease {
+    func lease(timeout: Duration, on target: PostgresClient? = nil) async throws(HangarError) -> Lease {
+        try await Self.lease(from: target ?? client, timeout: timeout)
+    }
+
+    /// ``lease(timeout:on:)`` from any pool (a replica's watch borrows this way too).
+    static func lease(from client: PostgresClient, timeout: Duration) async throws(HangarError) -> Lease {
         let (released, releasing) = AsyncStream<Void>.makeStream()
         let handoff = ContinuationHandoff<PostgresEngine.Lease>()
-        let client = self.client
         do {
             return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Lease, any Error>) in
                 handoff.start(continuation)

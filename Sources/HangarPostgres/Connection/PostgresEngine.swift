@@ -23,6 +23,8 @@ package final class PostgresEngine: Sendable {
     /// The pool's configuration (``PostgresStoreConfiguration/makeClientConfiguration()``).
     package let clientConfiguration: PostgresClient.Configuration
     private let runner: Task<Void, Never>
+    /// The read replicas and their watch (``PostgresStoreConfiguration/replicas``); `nil` without any.
+    let replicaSet: PostgresReplicaSet?
     /// postgres-nio's own logger: kept quiet (its records may hold statements' bound values).
     let logger: Logger
     /// Where the store logs and what it measures with (``Hangar/StoreConfiguration/observability``).
@@ -43,6 +45,18 @@ package final class PostgresEngine: Sendable {
         let client = PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
         self.client = client
         runner = Task { await client.run() }
+        if configuration.replicas.isEmpty {
+            replicaSet = nil
+        } else {
+            var replicas: [PostgresClient.Configuration] = []
+            for replica in configuration.replicas {
+                replicas.append(try configuration.makeClientConfiguration(for: replica))
+            }
+            let set = PostgresReplicaSet(
+                configurations: replicas, primary: client, maximumLag: configuration.maximumReplicaLag, logger: logger)
+            set.start()
+            replicaSet = set
+        }
     }
 
     deinit {
@@ -51,6 +65,7 @@ package final class PostgresEngine: Sendable {
 
     /// Ends the client: its connections are closed; later transactions fail.
     package func close() async {
+        await replicaSet?.close()
         runner.cancel()
         await runner.value
     }
@@ -73,8 +88,14 @@ package final class PostgresEngine: Sendable {
     ///   effects in the database.
     /// - A connection lost before `COMMIT` is ``HangarError/Code/connectionLost`` (nothing written; the pool
     ///   connects again on the next call); lost during `COMMIT`, ``HangarError/Code/outcomeUnknown``.
+    /// - `target`: the pool to run on (a replica's, for ``withRead(after:_:token:isolation:_:)``); the primary's by
+    ///   default. `gate`: a WAL position the server must have replayed before `BEGIN` (a replica, for a token).
+    /// - `token`: when given, receives the state's ``Hangar/CommitToken`` (after `COMMIT`, on the same connection).
     package func withTransaction<Result>(
         _ options: PostgresTransactionOptions = .write,
+        on target: PostgresClient? = nil,
+        gate: ReplayGate? = nil,
+        token: CommitTokenSlot? = nil,
         isolation: isolated (any Actor)? = #isolation,
         _ body: (PostgresTransaction) async throws -> sending Result
     ) async throws -> sending Result {
@@ -83,7 +104,8 @@ package final class PostgresEngine: Sendable {
         var attempt = 1
         while true {
             do {
-                return try await runOnce(options, isolation: isolation, body)
+                return try await runOnce(
+                    options, on: target ?? client, gate: gate, token: token, isolation: isolation, body)
             } catch let error as HangarError
                 where error.code == .serializationFailure && attempt < options.maximumAttempts
             {
@@ -120,14 +142,17 @@ package final class PostgresEngine: Sendable {
     }
 
     private func runOnce<Result>(
-        _ options: PostgresTransactionOptions,
+        _ options: PostgresTransactionOptions, on target: PostgresClient, gate: ReplayGate?, token: CommitTokenSlot?,
         isolation: isolated (any Actor)?,
         _ body: (PostgresTransaction) async throws -> sending Result
     ) async throws -> sending Result {
         let retention = configuration.store.changeRetention
-        let lease = try await lease(timeout: configuration.acquireTimeout)
+        let lease = try await lease(timeout: gate?.acquireTimeout ?? configuration.acquireTimeout, on: target)
         defer { lease.release() }
-        return try await run(options, on: lease.connection, retention: retention, isolation: isolation, body)
+        if let gate { try await waitForReplay(of: gate, on: lease.connection) }
+        let value = try await run(options, on: lease.connection, retention: retention, isolation: isolation, body)
+        if let token { token.token = try await readToken(on: lease.connection, afterWrite: !options.readOnly) }
+        return value
     }
 
     /// `BEGIN`, `body`, `COMMIT` on one leased connection; `ROLLBACK` on any error. A single statement

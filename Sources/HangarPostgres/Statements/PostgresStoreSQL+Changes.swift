@@ -16,6 +16,9 @@ extension PostgresStoreSQL {
     package struct ChangeStatements: Sendable {
         /// last_sequence, last_transaction, pruned_through, without locking (readers).
         package let counter: String
+        /// The state a session sees, for a commit token (``Hangar/CommitToken``): the WAL position (what a standby
+        /// replayed, or what the primary wrote) as `pg_lsn` text, and the feed's last sequence.
+        package let token: String
         /// Notes a transaction's changes as pending, under a new ticket, and numbers them at once when nobody is
         /// numbering (holding the numbering lock to the transaction's end). One array element per change: $1 kind,
         /// $2 time, $3 collection, $4 key, $5 revision, $6 major, $7 minor, $8 class tag ('' where $9, whether it
@@ -43,6 +46,10 @@ extension PostgresStoreSQL {
 
         init(_ s: String, schema: String) {
             counter = "SELECT last_sequence, last_transaction, pruned_through FROM \(s).change_counter WHERE id = 1"
+            token = """
+                SELECT (CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_lsn() END)::text,
+                    (SELECT last_sequence FROM \(s).change_counter WHERE id = 1)
+                """
             noteChanges = """
                 SELECT \(s).note_changes($1::text[], $2::double precision[], $3::text[], $4::text[], $5::bigint[],
                     $6::bigint[], $7::bigint[], $8::text[], $9::boolean[], $10::bigint, $11::double precision)

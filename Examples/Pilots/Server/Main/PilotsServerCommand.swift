@@ -38,6 +38,12 @@ struct PilotsServerCommand: AsyncParsableCommand {
     @Option(help: "With --url: the schema the store's tables live in. Default: the URL's `schema`, else hangar.")
     var schema: String?
 
+    @Option(
+        name: .customLong("replica-url"),
+        help: "With --url: a read replica (a streaming standby of that database); repeatable. Reads go to fit replicas."
+    )
+    var replicaURLs: [String] = []
+
     @Option(help: "The largest request body, in bytes (larger: 413).")
     var maxBodySize = 1 << 20
 
@@ -65,6 +71,9 @@ struct PilotsServerCommand: AsyncParsableCommand {
         if !studioUser.isEmpty && (!studio || authKey == nil) {
             throw ValidationError("--studio-user names who may open the studio: use it with --studio and --auth-key.")
         }
+        if !replicaURLs.isEmpty && url == nil {
+            throw ValidationError("--replica-url names a read replica of the --url database: use it with --url.")
+        }
         if schema != nil && url == nil {
             throw ValidationError("--schema names a PostgreSQL schema: use it with --url.")
         }
@@ -87,6 +96,7 @@ struct PilotsServerCommand: AsyncParsableCommand {
                 .sqlite(path: db ?? SQLiteStore.defaultPath(application: "HangarPilots"))
             }
         var configuration = PilotsServerConfiguration(store: location, logger: logger)
+        configuration.replicaURLs = replicaURLs
         configuration.host = host
         configuration.port = port
         configuration.api.maximumBodySize = maxBodySize

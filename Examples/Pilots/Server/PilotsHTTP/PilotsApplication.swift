@@ -22,6 +22,8 @@ public struct PilotsServerConfiguration: Sendable {
 
     /// The store the server opens, with ``Hangar/StoreConfiguration/pilotsServer()``.
     public var store: StoreLocation
+    /// With a PostgreSQL store: its read replicas' URLs (``HangarPostgres/PostgresStoreConfiguration/replicas``).
+    public var replicaURLs: [String] = []
     /// The address to listen on.
     public var host = "127.0.0.1"
     /// The port to listen on; 0 picks a free one (given to ``onListening``).
@@ -60,7 +62,8 @@ public func buildApplication(_ configuration: PilotsServerConfiguration) async t
         options.schemaVersion = opened.schemaVersion
         return makeApplication(opened, options: options, configuration: configuration)
     case .postgres(let url, let schema):
-        var postgres = try PostgresStoreConfiguration(url: url, schema: schema, store: .pilotsServer())
+        var postgres = try PostgresStoreConfiguration(
+            url: url, replicas: configuration.replicaURLs, schema: schema, store: .pilotsServer())
         postgres.acquireTimeout = configuration.postgresAcquireTimeout
         postgres.logger = configuration.logger
         let opened = try await PostgresStore(configuration: postgres)

@@ -24,6 +24,10 @@ struct StoreOption: ParsableArguments {
         help: "The store's database instead of a file: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE.")
     var url: String?
     @Option(
+        name: .customLong("replica-url"),
+        help: "A read replica of the --url database (a streaming standby); repeatable. Reads go to fit replicas.")
+    var replicaURLs: [String] = []
+    @Option(
         name: .long,
         help: "A file holding the store's 32-byte encryption key, raw (default: the file $HANGAR_KEY_FILE names).")
     var keyFile: String?
@@ -37,6 +41,7 @@ struct StoreOption: ParsableArguments {
         switch (db, url) {
         case (nil, nil): throw ValidationError("Name the store with --db PATH or --url URL.")
         case (.some, .some): throw ValidationError("Name the store with --db PATH or --url URL, not both.")
+        case (.some, nil) where !replicaURLs.isEmpty: throw ValidationError("--replica-url needs --url.")
         default: break
         }
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Hangar
+import HangarPostgres
 import HangarSQLite
 
 /// `hangar db check (--db PATH | --url URL)`
@@ -24,7 +25,13 @@ struct DBCheck: AsyncParsableCommand {
             guard FileManager.default.fileExists(atPath: path) else { throw store.notFound("No such store") }
             problems = try Self.sqliteProblems(path: path)
         } else {
-            try await withStore(store, readOnly: true) { opened in problems = try await Self.problems(in: opened) }
+            try await withStore(store, readOnly: true) { opened in
+                problems = try await Self.problems(in: opened)
+                // What the server's replication settings promise across a failover, before the verdict.
+                if let postgres = opened.store as? PostgresStore {
+                    for line in try await postgres.replicationReport() { print(oneLine(line)) }
+                }
+            }
         }
         for line in problems.isEmpty ? ["ok"] : problems { print(oneLine(line)) }
         guard problems.isEmpty else { throw ExitCode(1) }
