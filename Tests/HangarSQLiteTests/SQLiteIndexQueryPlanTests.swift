@@ -10,37 +10,6 @@ import Testing
 /// step (`USE TEMP B-TREE`), no full scan (`SCAN`), for equality, prefix and range, in both orders, with a cursor
 /// and without.
 @Suite struct SQLiteIndexQueryPlanTests {
-    static func queries() -> [(String, IndexQuery, Int?)] {
-        var queries: [(String, IndexQuery, Int?)] = []
-        for order in [IndexQuery.Order.ascending, .descending] {
-            queries += [
-                (
-                    "equality \(order)",
-                    IndexQuery(collection: "fleet", index: "hours", match: .equal(3), order: order), nil
-                ),
-                (
-                    "prefix \(order)",
-                    IndexQuery(collection: "fleet", index: "baseName", match: .prefix(["ESSB"]), order: order), 2
-                ),
-                (
-                    "range \(order)",
-                    IndexQuery(
-                        collection: "fleet", index: "hours", match: .range(from: .included(1), to: .excluded(9)),
-                        order: order),
-                    nil
-                ),
-                (
-                    "open range \(order)",
-                    IndexQuery(
-                        collection: "fleet", index: "hours", match: .range(from: .excluded(1), to: nil), order: order),
-                    nil
-                ),
-                ("all \(order)", IndexQuery(collection: "fleet", index: "hours", order: order), nil),
-            ]
-        }
-        return queries
-    }
-
     /// The scans of a query's first page and of a page after a cursor.
     static func scans(_ query: IndexQuery, components: Int?) throws -> [IndexScan] {
         let scan = try IndexScan.plan(query, components: components)
@@ -65,7 +34,7 @@ import Testing
             }
         }
         let raw = try SQLiteConnection(path: path, mode: .readOnly, busyTimeout: 1_000)
-        for (name, query, components) in Self.queries() {
+        for (name, query, components) in PlannedQueries.queries() {
             for scan in try Self.scans(query, components: components) {
                 let (sql, arguments) = scan.statement(table: "index_entries") { "?\($0)" }
                 let plan = try raw.cachedStatement("EXPLAIN QUERY PLAN " + sql)
