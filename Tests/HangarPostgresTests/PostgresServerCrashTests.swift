@@ -33,9 +33,11 @@ import Testing
         var configuration = try PostgresStoreConfiguration(
             url: server.url + "?application_name=hangar_crash", schema: "crash", store: stressConfiguration())
         configuration.poolSize = 4
-        configuration.connectTimeout = .seconds(2)
-        configuration.acquireTimeout = .seconds(20)
-        let store = try await PostgresStore(configuration: configuration)
+        // A restarting server refuses connections at once; the timeouts only bound a loaded machine's slow
+        // start-up (CI ran this at a load of 18, where a fresh server's first connection took over 2 s).
+        configuration.connectTimeout = .seconds(15)
+        configuration.acquireTimeout = .seconds(60)
+        let store = try await phase("opening the store") { try await PostgresStore(configuration: configuration) }
         let stop = Flag()
         let restarts = 2
         let reports = try await withThrowingTaskGroup(of: FaultWriterReport?.self) { group in
@@ -48,7 +50,9 @@ import Testing
             group.addTask {
                 for _ in 0..<restarts {
                     try await Task.sleep(for: .milliseconds(Int.random(in: 300...600)))
-                    try await offThread { Result { try server.restartImmediately() } }.get()
+                    try await phase("restarting the server") {
+                        try await offThread { Result { try server.restartImmediately() } }.get()
+                    }
                 }
                 try await Task.sleep(for: .milliseconds(300))
                 stop.set()
@@ -60,7 +64,9 @@ import Testing
             }
             return reports
         }
-        let (problems, checked) = try await verifyFaultWriters(reports, in: store)
+        let (problems, checked) = try await phase("reading back after recovery") {
+            try await verifyFaultWriters(reports, in: store)
+        }
         #expect(problems.isEmpty, "\(problems.prefix(20).joined(separator: "\n"))")
         let writerProblems = reports.flatMap(\.problems)
         #expect(writerProblems.isEmpty, "\(writerProblems.prefix(20).joined(separator: "\n"))")
@@ -75,4 +81,22 @@ import Testing
                 + "\(reports.map(\.unknownNotCommitted).reduce(0, +)); \(checked) acknowledged saves checked after "
                 + "recovery; " + String(format: "%.1f s", Date().timeIntervalSince(started)))
     }
+
+    /// Runs `body`; a failure says which step of the test it was in.
+    private func phase<Value: Sendable>(
+        _ name: String, _ body: () async throws -> sending Value
+    ) async throws -> sending Value {
+        do {
+            return try await body()
+        } catch {
+            throw PhaseFailure(phase: name, error: error)
+        }
+    }
+}
+
+/// A failure of ``PostgresServerCrashTests``, with the step it happened in.
+private struct PhaseFailure: Error, CustomStringConvertible {
+    let phase: String
+    let error: any Error
+    var description: String { "while \(phase): \(error)" }
 }
