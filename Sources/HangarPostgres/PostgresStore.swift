@@ -56,6 +56,7 @@ public final class PostgresStore: DocumentStore {
                 try await engine.prepareSchema()
                 try await reconcileIndexes()
             }
+            engine.startReplicas()
         } catch {
             await engine.close()
             throw error

@@ -180,6 +180,34 @@ enum TestReplicas {
         }
     }
 
+    /// A replica serves no read before it has replayed the schema the store just prepared: a store opened on a
+    /// fresh schema reads at once, with the delayed replica its only one, and no read meets "no such table".
+    /// (hangar-check found it: a new server's first reads answered 500.)
+    @Test func aFreshStoreReadsAtOnceBeforeItsSchemaReachesTheReplica() async throws {
+        let last = TestReplicas.count
+        var configuration = try testConfiguration(#function)
+        configuration = try PostgresStoreConfiguration(
+            url: try TestReplicas.require(TestReplicas.primaryURL, "HANGAR_TEST_POSTGRES_PRIMARY_URL"),
+            replicas: [try TestReplicas.require(TestReplicas.url(last), "standby \(last)'s URL")],
+            schema: configuration.schema)
+        let store = try await PostgresStore(configuration: configuration)
+        var failures: [String] = []
+        let until = ContinuousClock.now + .milliseconds((TestReplicas.delay ?? 0) + 500)
+        var reads = 0
+        while ContinuousClock.now < until {
+            do {
+                _ = try await store.read { try await $0.document(in: "c", key: "k") }
+                reads += 1
+            } catch {
+                failures.append("\(error)")
+            }
+        }
+        await store.close()
+        try await dropSchema(of: configuration)
+        #expect(reads > 0)
+        #expect(failures.isEmpty, "\(failures.prefix(3))")
+    }
+
     @Test func theReplicationReportSaysWhatTheSettingsPromise() async throws {
         try await withStore(replicas: [1]) { store in
             let report = try await store.replicationReport()

@@ -80,7 +80,28 @@ extension DocumentRoutes {
             return try await putAsSingleWrite(
                 key: key, with: incoming, expectedRevision: expected, preconditions: preconditions)
         }
-        let written = try await store.writeReturningToken { writer in
+        let written: Tokened<(Int, Bool)>
+        do {
+            written = try await save(incoming, key: key, preconditions: preconditions, user: user, idempotencyKey)
+        } catch let error where idempotencyKey != nil && Self.isPreconditionFailure(error) {
+            // A retry sent while its first attempt was still in flight (an answer lost to a killed server, say)
+            // can read before that attempt commits and meet its revision as a conflict. Once more, the first
+            // attempt's remembered answer is visible and is the answer; with none, the 412 stands.
+            written = try await save(incoming, key: key, preconditions: preconditions, user: user, idempotencyKey)
+        }
+        let (revision, created) = written.value
+        var headers: HTTPFields = [.eTag: RevisionTag.header(revision), TokenHeader.name: written.token.description]
+        if created { headers[.location] = location(of: key) }
+        return Response(status: created ? .created : .ok, headers: headers)
+    }
+
+    /// One transaction of ``putDocument(_:key:)``: the remembered answer of `idempotencyKey` if there is one, else
+    /// the save (with the answer remembered in the same transaction). Returns the revision and whether it created.
+    private func save(
+        _ incoming: IncomingDocument, key: String, preconditions: WritePreconditions, user: String?,
+        _ idempotencyKey: String?
+    ) async throws -> Tokened<(Int, Bool)> {
+        try await store.writeReturningToken { writer in
             if let idempotencyKey,
                 let answer = try await SyncWriteAnswers.answer(for: idempotencyKey, user: user, writer)
             {
@@ -104,10 +125,12 @@ extension DocumentRoutes {
             }
             return (revision, current == nil)
         }
-        let (revision, created) = written.value
-        var headers: HTTPFields = [.eTag: RevisionTag.header(revision), TokenHeader.name: written.token.description]
-        if created { headers[.location] = location(of: key) }
-        return Response(status: created ? .created : .ok, headers: headers)
+    }
+
+    /// Whether `error` is a failed precondition (412): the request's own check, or the store's conflict.
+    private static func isPreconditionFailure(_ error: any Error) -> Bool {
+        if let error = error as? HangarHTTPError { return error.status == .preconditionFailed }
+        return (error as? HangarError)?.code == .conflict
     }
 
     /// The `Idempotency-Key` of a request, if any; 400 when it is empty, longer than 255 bytes or holds NUL.

@@ -54,9 +54,15 @@ package final class PostgresEngine: Sendable {
             }
             let set = PostgresReplicaSet(
                 configurations: replicas, primary: client, maximumLag: configuration.maximumReplicaLag, logger: logger)
-            set.start()
             replicaSet = set
         }
+    }
+
+    /// Starts checking the replicas, which serve no read before: called once the store's schema is prepared, so
+    /// that the first position a replica must have replayed is one after it (a replica without the schema the
+    /// primary just created would answer "no such table").
+    package func startReplicas() {
+        replicaSet?.start()
     }
 
     deinit {
