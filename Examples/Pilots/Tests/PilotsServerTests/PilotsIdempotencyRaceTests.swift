@@ -34,7 +34,8 @@ import Testing
             }
             for await _ in written { break }
             let retry = Task {
-                try await client.put(edited, key: "ada", headers: ["If-Match": "\"1\"", "Idempotency-Key": "attempt-1"])
+                try await client.put(
+                    edited, key: "ada", headers: ["If-Match": "\"1\"", "Idempotency-Key": "attempt-1"])
             }
             // The retry reads (the first attempt invisible yet) and waits for the first attempt's lock.
             try await Task.sleep(for: .milliseconds(300))
