@@ -6,6 +6,8 @@ import PackageDescription
 let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
     .enableUpcomingFeature("ExistentialAny"),
+    // hangar-check's planted faults (Sources/Hangar/PlantedFaults), compiled in only with the trait.
+    .define("HANGAR_PLANTED_FAULTS", .when(traits: ["PlantedFaults"])),
 ]
 
 let package = Package(
@@ -51,6 +53,11 @@ let package = Package(
         .trait(name: "Encryption", description: "The HangarEncryption product (swift-crypto)."),
         .trait(name: "Hummingbird", description: "The HangarHummingbird product (Hummingbird 2 and jwt-kit)."),
         .trait(name: "HTTPClient", description: "The HangarSyncHTTPClient product (async-http-client)."),
+        .trait(
+            name: "PlantedFaults",
+            description:
+                "hangar-check's planted faults, switched by HANGAR_PLANTED_FAULT: for its own tests, never an app."
+        ),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),

@@ -24,9 +24,16 @@ let package = Package(
         .library(name: "PilotsHTTP", targets: ["PilotsHTTP"]),
         .executable(name: "pilots-server", targets: ["pilots-server"]),
     ],
+    // `--traits PlantedFaults` builds the pilots-server hangar-check's planted-fault runs use (off by default).
+    traits: [.trait(name: "PlantedFaults", description: "Hangar's planted faults, for hangar-check's own tests.")],
     dependencies: [
         // Without the Encryption trait (nothing here encrypts): swift-crypto is then resolved for jwt-kit alone.
-        .package(name: "Hangar", path: "../..", traits: ["Postgres", "Hummingbird", "HTTPClient"]),
+        .package(
+            name: "Hangar", path: "../..",
+            traits: [
+                "Postgres", "Hummingbird", "HTTPClient",
+                .trait(name: "PlantedFaults", condition: .when(traits: ["PlantedFaults"])),
+            ]),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),

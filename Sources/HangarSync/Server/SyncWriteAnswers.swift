@@ -47,6 +47,9 @@ public enum SyncWriteAnswers {
     public static func answer(for idempotencyKey: String, user: String?, _ reader: some DocumentReader) async throws
         -> Answer?
     {
+        #if HANGAR_PLANTED_FAULTS
+        if PlantedFault.isPlanted(.noIdempotencyRecord) { return nil }
+        #endif
         let recordKey = recordKey(idempotencyKey, user: user)
         guard let stored = try await reader.document(in: mutationsCollection, key: recordKey)
         else { return nil }
