@@ -69,7 +69,7 @@ extension PostgresEngine {
     func waitForReplay(of gate: ReplayGate, on connection: PostgresConnection) async throws {
         guard let position = gate.position else { return }
         #if HANGAR_PLANTED_FAULTS
-        if PlantedFault.isPlanted(.noTokenWait) { return }
+            if PlantedFault.isPlanted(.noTokenWait) { return }
         #endif
         let deadline = ContinuousClock.now + gate.wait
         while true {

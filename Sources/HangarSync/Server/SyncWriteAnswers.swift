@@ -48,7 +48,7 @@ public enum SyncWriteAnswers {
         -> Answer?
     {
         #if HANGAR_PLANTED_FAULTS
-        if PlantedFault.isPlanted(.noIdempotencyRecord) { return nil }
+            if PlantedFault.isPlanted(.noIdempotencyRecord) { return nil }
         #endif
         let recordKey = recordKey(idempotencyKey, user: user)
         guard let stored = try await reader.document(in: mutationsCollection, key: recordKey)
