@@ -106,7 +106,6 @@ class Server:
         self.environment = environment
         self.process: Optional[subprocess.Popen] = None
         self.paused = False
-        self.lock = threading.Lock()
 
     @property
     def base(self) -> str:

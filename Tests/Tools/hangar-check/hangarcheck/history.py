@@ -125,26 +125,3 @@ class History:
         with open(path, "w", encoding="utf-8") as out:
             for event in events:
                 out.write(json.dumps(event, sort_keys=True) + "\n")
-
-    @staticmethod
-    def read(path: str) -> "History":
-        """Reads a history `write` wrote (for checking a kept history again)."""
-        history = History()
-        by_index: dict = {}
-        with open(path, encoding="utf-8") as source:
-            for line in source:
-                event = json.loads(line)
-                if event["type"] == "invoke":
-                    op = Op(index=event["index"], process=event["process"], session=event["session"],
-                            f=event["f"], key=event["key"], value=event.get("value"), invoke=event["time"],
-                            sent_token=Token.parse(event.get("token")))
-                    by_index[op.index] = op
-                    continue
-                op = by_index[event["index"]]
-                op.outcome, op.complete = event["type"], event["time"]
-                op.revision, op.observed = event.get("revision"), event.get("observed")
-                op.token, op.server = Token.parse(event.get("token")), event.get("server")
-                op.attempts, op.error = event.get("attempts", 0), event.get("error")
-                op.trace = event.get("trace", [])
-        history.ops = [by_index[index] for index in sorted(by_index)]
-        return history
