@@ -23,14 +23,19 @@ public struct StoreBehaviour<Engine: DocumentStore>: Sendable {
     public let reopen: @Sendable (Engine, StoreConfiguration) async throws -> Engine
     /// Closes a store the suite opened.
     public let close: @Sendable (Engine) async -> Void
+    /// Saves documents of ``liveCollection`` (`key`, `hours`: ``liveDocument(hours:)``) into `store`'s database from
+    /// another process, returning once they are committed; `nil`: from a second instance (``reopen``).
+    public let writeElsewhere: (@Sendable (_ store: Engine, _ saves: [(key: String, hours: Int)]) async throws -> Void)?
 
     /// A suite for an engine.
     public init(
         engine: String,
         makeStore: @escaping @Sendable (StoreConfiguration) async throws -> Engine,
         reopen: @escaping @Sendable (Engine, StoreConfiguration) async throws -> Engine,
-        close: @escaping @Sendable (Engine) async -> Void = { await $0.close() }
+        close: @escaping @Sendable (Engine) async -> Void = { await $0.close() },
+        writeElsewhere: (@Sendable (_ store: Engine, _ saves: [(key: String, hours: Int)]) async throws -> Void)? = nil
     ) {
+        self.writeElsewhere = writeElsewhere
         self.engine = engine
         self.makeStore = makeStore
         self.reopen = reopen
@@ -74,6 +79,7 @@ public struct StoreBehaviour<Engine: DocumentStore>: Sendable {
         case .compoundIndexLifecycle: try await compoundIndexLifecycle()
         case .indexQueriesAgainstAModel: try await indexQueriesAgainstAModel()
         case .pagingUnderConcurrentWriters: try await pagingUnderConcurrentWriters()
+        case .liveQueries: try await liveQueries()
         }
     }
 
@@ -111,7 +117,7 @@ public enum Behaviour: String, CaseIterable, Sendable, CustomTestStringConvertib
     case readOnlyRefusesEveryWrite, deleteOfANewerMajorRefused, exportsHonourPermissions
     case restoreOverANewerMajorRefused, singleWritesKeepTheRules
     case compoundIndexOrder, keysetPagesAndCursors, compoundIndexLifecycle, indexQueriesAgainstAModel
-    case pagingUnderConcurrentWriters
+    case pagingUnderConcurrentWriters, liveQueries
 
     public var testDescription: String { rawValue }
 }

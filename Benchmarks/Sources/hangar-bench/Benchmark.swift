@@ -21,7 +21,8 @@ struct Options {
                             xml-decode, xml-encode (the generated documents), datasets-binary-decode,
                             datasets-binary-encode, datasets-xml-decode, datasets-xml-encode (the four dataset files),
                             memory, process, store-batch-save, store-single-save, store-concurrent-save, store-load, store-upgrade,
-                            follow-in-process, follow-cross-process (follower latency), postgres-batch-save,
+                            follow-in-process, follow-cross-process (follower latency), live-query (live-query
+                            latency: 10,000 documents, 20 live queries), postgres-batch-save,
                             postgres-single-save, postgres-load, postgres-index-query, postgres-throughput,
                             postgres-mixed, postgres-follow (PostgreSQL: need HANGAR_BENCH_POSTGRES_URL or
                             HANGAR_TEST_POSTGRES_URL),

@@ -215,6 +215,18 @@ do {
     FileHandle.standardError.write(Data("hangar-bench: follower latency rows failed: \(error)\n".utf8))
     exit(1)
 }
+// MARK: Live-query latency (issue 37)
+
+do {
+    let base = ProcessInfo.processInfo.environment["HANGAR_BENCH_DIR"] ?? NSTemporaryDirectory()
+    let directory = (base as NSString).appendingPathComponent("hangar-bench-live-\(getpid())")
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    try runLiveQuerySection(options: options, directory: directory)
+} catch {
+    FileHandle.standardError.write(Data("hangar-bench: live-query rows failed: \(error)\n".utf8))
+    exit(1)
+}
 // MARK: Sync rows (issue 23): Hangar Sync through pilots-server
 
 do {

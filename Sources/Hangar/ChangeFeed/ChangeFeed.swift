@@ -57,8 +57,9 @@ public struct ChangeFeed: AsyncSequence, Sendable {
         }
     }
 
-    /// Reads the feed a batch at a time, waiting when it has caught up.
-    public struct Iterator: AsyncIteratorProtocol {
+    /// Reads the feed a batch at a time, waiting when it has caught up. It may be handed to another task between
+    /// elements.
+    public struct Iterator: AsyncIteratorProtocol, Sendable {
         let feed: ChangeFeed
         /// Every change up to here has been read (or is in ``buffer``).
         var last: Int

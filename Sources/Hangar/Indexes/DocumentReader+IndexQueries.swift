@@ -80,7 +80,7 @@ extension DocumentReader {
     }
 
     /// The scan of `query`, on the index as the store built it.
-    private func scan(of query: IndexQuery) async throws(HangarError) -> IndexScan {
+    func scan(of query: IndexQuery) async throws(HangarError) -> IndexScan {
         try IndexScan.plan(query, components: try await builtIndex(query.index, in: query.collection).components)
     }
 

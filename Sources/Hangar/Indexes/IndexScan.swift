@@ -66,10 +66,19 @@ import PropertyList
     /// Whether a key may have several entries in the range (every query but an equality): the scan then reads each
     /// key only at its first value in the scan's direction.
     public let firstValueOnly: Bool
+    /// When set, the scan reads this key's entries of the index instead (all its values, ascending; the range, the
+    /// position and the limit left out): one lookup by key, how a live query learns where a changed document now is.
+    public let onlyKey: String?
 
     /// The statement reading the scan's entries (columns `value`, `key`) from `table`, with `placeholder(n)` for
     /// the n-th argument (1-based), and its arguments.
     public func statement(table: String, placeholder: (Int) -> String) -> (sql: String, arguments: [Argument]) {
+        if let onlyKey {
+            let sql =
+                "SELECT e.value, e.key FROM \(table) AS e WHERE e.collection = \(placeholder(1))"
+                + " AND e.key = \(placeholder(3)) AND e.name = \(placeholder(2)) ORDER BY e.value"
+            return (sql, [.text(collection), .text(index), .text(onlyKey)])
+        }
         var arguments: [Argument] = [.text(collection), .text(index)]
         func bind(_ argument: Argument) -> String {
             arguments.append(argument)
@@ -120,8 +129,9 @@ import PropertyList
 
     init(
         collection: String, index: String, range: [Condition], after: Entry?, descending: Bool, limit: Int,
-        firstValueOnly: Bool
+        firstValueOnly: Bool, onlyKey: String? = nil
     ) {
+        self.onlyKey = onlyKey
         self.collection = collection
         self.index = index
         self.range = range
@@ -136,6 +146,13 @@ import PropertyList
         IndexScan(
             collection: collection, index: index, range: range, after: after, descending: descending ?? self.descending,
             limit: limit, firstValueOnly: firstValueOnly)
+    }
+
+    /// The scan of `key`'s entries of this index (``onlyKey``).
+    func entries(ofKey key: String) -> IndexScan {
+        IndexScan(
+            collection: collection, index: index, range: range, after: after, descending: descending, limit: limit,
+            firstValueOnly: firstValueOnly, onlyKey: key)
     }
 
     /// Whether `value` is in the range.

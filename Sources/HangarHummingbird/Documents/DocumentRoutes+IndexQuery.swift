@@ -3,7 +3,8 @@ import HangarSync
 import Hummingbird
 import PropertyList
 
-// `GET /C?index=NAME…`: a keyset page of an index query (``Hangar/IndexQuery``), its count, or its documents.
+// `GET /C?index=NAME…`: a keyset page of an index query (``Hangar/IndexQuery``), its count, or its documents; with
+// `Accept: text/event-stream`, the query live.
 
 extension DocumentRoutes {
     /// `GET /C?index=NAME` with at most one of `value=V`, `prefix=V`, or `from=V`/`after_value=V` and/or
@@ -11,7 +12,9 @@ extension DocumentRoutes {
     /// (`next` only when more follow); `include=documents` adds `documents`; `count=true` answers `{"count": N}`.
     /// A value is JSON, or a string when the text is not JSON. 400 with the reason for a bad parameter.
     func queryIndex(_ request: Request, index: String) async throws -> Response {
-        let formats = try Answers.formats(request)
+        // `Accept: text/event-stream`: the same query, live (DocumentRoutes+LiveQuery.swift).
+        let live = Self.asksForEvents(request)
+        let formats = live ? [] : try Answers.formats(request)
         let parameters = request.uri.queryParameters
         let declared = store.configuration.options(for: name).indexes
         guard declared.contains(where: { $0.name.hasSameBytes(as: index) }) else {
@@ -40,6 +43,13 @@ extension DocumentRoutes {
         case let other?: throw HangarHTTPError(.badRequest, "include is documents, not \(other.debugDescription)")
         }
         let user = try user()
+        if live {
+            guard !counting, !withDocuments else {
+                throw HangarHTTPError(
+                    .badRequest, "A live query (text/event-stream) answers keys: count= and include= do not combine")
+            }
+            return try await liveQuery(query, user: user, request: request)
+        }
         if counting {
             guard user == nil else {
                 throw HangarHTTPError(.badRequest, "count=true is not answered when documents are scoped by user")

@@ -29,6 +29,9 @@
 //       line is out stores SEQUENCE in CURSOR-FILE (written beside it, then renamed), until killed: every change
 //       is printed at least once, and once the cursor is stored never again.
 //
+//   hangar-stress live-writes DB KEY=HOURS [...]
+//       Saves each document of the live queries' collection, one transaction each (LiveWrites.swift).
+//
 //   hangar-stress save-loop --url URL RUN-ID SEED COUNT
 //   hangar-stress feed-loop --url URL SEED COUNT
 //       The same loops against a PostgresStore shared with other processes (PostgresLoops.swift).
@@ -355,11 +358,13 @@ case "feed-loop" where arguments.count == 5:
 case "mirror-loop" where arguments.count == 5:
     guard let seed = UInt64(arguments[4]) else { fail("bad seed \(arguments[4])") }
     feedLoop(path: arguments[2], seed: seed, count: 0, mirror: arguments[3])
+case "live-writes" where arguments.count >= 4:
+    liveWrites(path: arguments[2], saves: Array(arguments.dropFirst(3)))
 case "follow" where arguments.count == 4:
     await follow(path: arguments[2], cursorFile: arguments[3])
 default:
     fail(
         "usage: hangar-stress save-loop DB RUN-ID SEED full|normal [WRITERS] | export-loop DB FILE RUN-ID SEED"
-            + " | feed-loop DB SEED COUNT | mirror-loop DB DIR SEED | follow DB CURSOR-FILE"
+            + " | feed-loop DB SEED COUNT | mirror-loop DB DIR SEED | follow DB CURSOR-FILE | live-writes DB KEY=HOURS..."
             + " | save-loop --url URL RUN-ID SEED COUNT | feed-loop --url URL SEED COUNT")
 }
