@@ -370,6 +370,8 @@ let package = Package(
             name: "HangarCLITests",
             dependencies: [
                 "HangarCLI", "HangarTestSupport", "Hangar", "HangarSQLite", "PropertyList", "HangarEncryption",
+                // Stores with an app's indexes, to query through `db find --url` (DBFindTests).
+                "HangarPostgres",
             ],
             exclude: ["Snapshots"],
             swiftSettings: strictSettings

@@ -47,7 +47,7 @@ public final class PostgresStore: DocumentStore {
         let changeSignal = changeSignal
         numberer = PendingChangeNumberer(engine: engine) { changeSignal.signal() }
         listener = PostgresChangeListener(
-            clientConfiguration: engine.clientConfiguration, channel: engine.sql.changes.channel,
+            primary: engine.primary, fixed: engine.listenConfiguration, channel: engine.sql.changes.channel,
             signal: changeSignal, logger: engine.logger, instruments: engine.instruments)
         do {
             if configuration.store.access == .readOnly {

@@ -105,6 +105,8 @@ public final class SQLiteStore: Sendable {
     }
 
     deinit {
+        // The readers before the writer, whose connection closes last and so checkpoints the log (see close()).
+        readers?.closeReleased()
         instruments.logger.debug("Store released", metadata: ["path": .string(path)])
     }
 
@@ -258,8 +260,10 @@ public final class SQLiteStore: Sendable {
     /// nothing more.
     public func close() async {
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        await writer.close()
+        // Readers first: the last connection to close checkpoints the log and removes it, which only the writer's
+        // can (a reader is read-only). Closed the other way, a store that had read left its `-wal` file full.
         await readers?.close()
+        await writer.close()
         instruments.logger.debug("Store closed", metadata: ["path": .string(path)])
     }
 

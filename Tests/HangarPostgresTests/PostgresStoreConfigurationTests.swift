@@ -30,6 +30,31 @@ import Testing
         #expect(configuration.idleInTransactionTimeout == .seconds(60))
     }
 
+    /// libpq's several-host form: each host gets the URL's user, password, database and parameters.
+    @Test func aURLOfSeveralHostsNamesTheServersThatMayBeThePrimary() throws {
+        let configuration = try PostgresStoreConfiguration(
+            url: "postgres://ada:s%40cret@db1:5432,db2:6543,db3/flights?sslmode=disable&application_name=tour")
+        #expect(configuration.client.host == "db1")
+        #expect(configuration.client.port == 5432)
+        #expect(configuration.failoverHosts.map { $0.host } == ["db2", "db3"])
+        #expect(configuration.failoverHosts.map { $0.port } == [6543, 5432])
+        for host in configuration.failoverHosts {
+            #expect(host.username == "ada")
+            #expect(host.password == "s@cret")
+            #expect(host.database == "flights")
+            #expect(host.options.additionalStartupParameters.contains { $0 == ("application_name", "tour") })
+        }
+        #expect(try PostgresStoreConfiguration(url: "postgres://ada@db1/x").failoverHosts.isEmpty)
+    }
+
+    @Test func aListenURLIsTheFeedsOwnServer() throws {
+        let configuration = try PostgresStoreConfiguration(
+            url: "postgres://ada@bouncer:6432/db", replicas: [], listenURL: "postgres://ada@primary:5432/db")
+        #expect(configuration.listenClient?.host == "primary")
+        #expect(configuration.listenClient?.port == 5432)
+        #expect(try PostgresStoreConfiguration(url: "postgres://ada@db/x", replicas: []).listenClient == nil)
+    }
+
     @Test func theTimeoutsGoToEveryConnectionAsStartupParameters() throws {
         var configuration = try PostgresStoreConfiguration(url: "postgres://ada@localhost/db?connect_timeout=3")
         configuration.statementTimeout = .milliseconds(1_500)
@@ -49,7 +74,8 @@ import Testing
         "postgres://ada:secret@localhost:port/db", "postgres://ada:secret@localhost/db/extra",
         "postgres://ada:secret@localhost/db?sslmode=sometimes", "postgres://ada:secret@localhost/db?pool=3",
         "postgres://ada:secret@localhost/db?connect_timeout=-1", "postgres://ada:secret@localhost/db?schema=Bad-Name",
-        "postgres://ada:secret@localhost/db?sslmode",
+        "postgres://ada:secret@localhost/db?sslmode", "postgres://ada:secret@a:1,/db", "postgres://ada:secret@,b:2/db",
+        "postgres://ada:secret@a:1,b:0/db", "postgres://ada:secret@a:1,b:x/db",
     ])
     func aBadURLIsATypedErrorThatDoesNotRepeatIt(url: String) {
         do {

@@ -9,8 +9,10 @@ import Testing
 func testConfiguration(
     _ label: String, configure: (inout PostgresStoreConfiguration) -> Void = { _ in }
 ) throws -> PostgresStoreConfiguration {
+    // Behind PgBouncer (transaction pooling), the change feed listens on the primary directly.
     var configuration = try PostgresStoreConfiguration(
-        url: try TestPostgres.requireURL(), schema: TestPostgres.uniqueSchemaName(label))
+        url: try TestPostgres.requireURL(), replicas: [], listenURL: TestPostgres.listenURL,
+        schema: TestPostgres.uniqueSchemaName(label))
     configuration.poolSize = 4
     configuration.connectTimeout = .seconds(15)
     configure(&configuration)

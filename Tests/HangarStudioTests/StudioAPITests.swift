@@ -14,12 +14,12 @@ import Testing
 @Suite struct StudioAPITests {
     static let token = StudioToken.make()
 
-    /// A store with `notes` declared at 2.0 with an index on `tag`: a1, a2 at 1.0; b1 (3 revisions, tag red),
+    /// A store with `notes` declared at 2.0 with indexes on `tag` and `title`: a1, a2 at 1.0; b1 (3 revisions, tag red),
     /// b2, b3 at 2.0 (b2 tagged `Glider`); the keys `a/b` and `.`.
     static func store() async throws -> SQLiteStore {
         var configuration = StoreConfiguration()
         configuration.collections["notes"] = CollectionOptions(
-            indexes: [.path("tag")],
+            indexes: [.path("tag"), .path("title")],
             format: DocumentFormat(
                 current: DocumentVersion(major: 2, minor: 0), oldestReadableMajor: 1,
                 migrations: [DocumentMigration(from: 1, "nothing") { $0 }]))
@@ -91,7 +91,45 @@ import Testing
         }
     }
 
-    @Test(arguments: ["version=2", "sort=size", "limit=0", "index=tag"])
+    /// Any built index, paged by the cursor the API gives: equality, range, both orders; the count of the range.
+    @Test func collectionsPageThroughAnyBuiltIndexByCursor() async throws {
+        try await withStudio(open: true) { client in
+            let first = try await client.json("/api/collections/notes?limit=1")
+            #expect(first["indexes"] == ["tag", "title"])
+            for (order, expected) in [
+                ("asc", ["a1", "a2", "b1", "b2", "b3", ".", "a/b"]),
+                ("desc", ["a/b", ".", "b3", "b2", "b1", "a2", "a1"]),
+            ] {
+                var seen: [String] = []
+                var query = "index=title&order=\(order)&limit=3"
+                var pages = 0
+                while true {
+                    let page = try await client.json("/api/collections/notes?" + query)
+                    pages += 1
+                    #expect(page["matched"] == 7 && page["count"] == 7 && page["start"] == .integer(.init(seen.count)))
+                    seen += (page["rows"]?.arrayValue ?? []).compactMap { $0["key"]?.stringValue }
+                    guard let next = page["next"], let cursor = next["cursor"]?.stringValue else { break }
+                    query = "index=title&order=\(order)&limit=3&cursor=\(cursor)&start=\(seen.count)"
+                }
+                #expect(seen == expected && pages == 3, "\(order): \(seen)")
+            }
+            #expect(try await client.keys("/api/collections/notes?index=title&from=b&to=c") == ["b1", "b2", "b3"])
+            #expect(try await client.keys("/api/collections/notes?index=title&value=%22b2%22") == ["b2"])
+            #expect(try await client.keys("/api/collections/notes?index=tag&value=red") == ["b1"])
+            let page = try await client.json("/api/collections/notes?index=title&limit=1")
+            let cursor = page["next"]?["cursor"]?.stringValue ?? ""
+            for refused in [
+                "index=title&order=desc&cursor=\(cursor)", "index=tag&cursor=\(cursor)",
+                "index=title&cursor=x\(cursor)",
+                "index=nope", "index=title&prefix=b", "index=title&value=a&from=b", "index=title&sort=-key",
+            ] {
+                let answer = try await client.send(.get, "/api/collections/notes?" + refused)
+                #expect(answer.status == 400, "\(refused): \(answer.text)")
+            }
+        }
+    }
+
+    @Test(arguments: ["version=2", "sort=size", "limit=0", "index=nope"])
     func badQueriesAre400(_ query: String) async throws {
         try await withStudio(open: true) { client in
             let answer = try await client.send(.get, "/api/collections/notes?" + query)

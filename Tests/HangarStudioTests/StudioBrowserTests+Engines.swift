@@ -12,7 +12,8 @@ extension StudioBrowserTests {
     @Test(.enabled(if: TestPostgres.shouldRun)) func thePagesWorkOnAPostgresStore() async throws {
         try Browser.require()
         let url = try TestPostgres.requireURL() + "?schema=" + TestPostgres.uniqueSchemaName("studio")
-        let store = try await PostgresStore(url: url)
+        let store = try await PostgresStore(
+            configuration: try PostgresStoreConfiguration(url: url, store: StudioStores.sampleConfiguration))
         try await StudioStores.writeSample(into: store)
         await store.close()
         let studio = try StudioProcess(["--url", url])

@@ -12,6 +12,16 @@ public enum TestPostgres {
         return value.isEmpty ? nil : value
     }()
 
+    /// The primary's direct URL when ``url`` is PgBouncer's (`Scripts/with-postgres.sh --pgbouncer`): where the
+    /// change feed's `LISTEN` must go (``HangarPostgres/PostgresStoreConfiguration/listenClient``); `nil` otherwise.
+    public static let listenURL: String? = {
+        let environment = ProcessInfo.processInfo.environment
+        guard let bouncer = environment["HANGAR_TEST_POSTGRES_PGBOUNCER_URL"], !bouncer.isEmpty, bouncer == url,
+            let primary = environment["HANGAR_TEST_POSTGRES_PRIMARY_URL"], !primary.isEmpty
+        else { return nil }
+        return primary
+    }()
+
     /// Whether a missing server fails the PostgreSQL tests rather than skipping them (`HANGAR_REQUIRE_POSTGRES=1`).
     public static let isRequired = ProcessInfo.processInfo.environment["HANGAR_REQUIRE_POSTGRES"] == "1"
 

@@ -158,12 +158,23 @@ final class Watcher {
         }
     }
 
-    /// The next element; a failure when the query ended.
-    func next() async throws -> LiveQueryResult {
+    /// The next element; a failure when the query ended, or when none came within `limit` (the query is then
+    /// cancelled, so a live query that misses a change fails its test instead of hanging it).
+    func next(within limit: Duration = .seconds(30)) async throws -> LiveQueryResult {
+        let consumer = task
+        let timer = Task {
+            try await Task.sleep(for: limit)
+            consumer.cancel()
+        }
         guard let element = await elements.next() else {
+            timer.cancel()
+            if case .success = await timer.result {
+                throw BehaviourFailure(description: "no element of the live query within \(limit)")
+            }
             _ = try await task.value
             throw BehaviourFailure(description: "the live query ended")
         }
+        timer.cancel()
         return element
     }
 }

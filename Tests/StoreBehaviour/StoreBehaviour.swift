@@ -80,6 +80,7 @@ public struct StoreBehaviour<Engine: DocumentStore>: Sendable {
         case .indexQueriesAgainstAModel: try await indexQueriesAgainstAModel()
         case .pagingUnderConcurrentWriters: try await pagingUnderConcurrentWriters()
         case .liveQueries: try await liveQueries()
+        case .ownedKeysFromTheOwnersIndex: try await ownedKeysFromTheOwnersIndex()
         }
     }
 
@@ -117,7 +118,7 @@ public enum Behaviour: String, CaseIterable, Sendable, CustomTestStringConvertib
     case readOnlyRefusesEveryWrite, deleteOfANewerMajorRefused, exportsHonourPermissions
     case restoreOverANewerMajorRefused, singleWritesKeepTheRules
     case compoundIndexOrder, keysetPagesAndCursors, compoundIndexLifecycle, indexQueriesAgainstAModel
-    case pagingUnderConcurrentWriters, liveQueries
+    case pagingUnderConcurrentWriters, liveQueries, ownedKeysFromTheOwnersIndex
 
     public var testDescription: String { rawValue }
 }

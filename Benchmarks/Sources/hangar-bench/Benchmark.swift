@@ -25,7 +25,8 @@ struct Options {
                             latency: 10,000 documents, 20 live queries), postgres-batch-save,
                             postgres-single-save, postgres-load, postgres-index-query, postgres-throughput,
                             postgres-mixed, postgres-follow (PostgreSQL: need HANGAR_BENCH_POSTGRES_URL or
-                            HANGAR_TEST_POSTGRES_URL),
+                            HANGAR_TEST_POSTGRES_URL), postgres-replica-reads (and HANGAR_TEST_POSTGRES_STANDBY_URLS:
+                            Scripts/with-postgres.sh --standbys 2),
                             server-get, server-update (pilots-server against the hand-written baseline over HTTP)
                             (e.g. --filter datasets, --filter decode, --filter store, --filter follow, --filter postgres,
                             --filter server)

@@ -11,10 +11,9 @@ import PropertyList
 /// Runs the encryption rows unless `--filter` leaves them out.
 func runEncryptionSection(options: Options) throws {
     guard options.includes(operationNamed: "encryption") else { return }
-    let base = ProcessInfo.processInfo.environment["HANGAR_BENCH_DIR"] ?? NSTemporaryDirectory()
-    let directory = (base as NSString).appendingPathComponent("hangar-bench-encryption-\(getpid())")
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let scratch = try ScratchFolder("encryption")
+    defer { scratch.remove() }
+    let directory = scratch.path
     let plan =
         options.quick
         ? StorePlan(

@@ -56,10 +56,9 @@ func runServerSection(options: Options) throws {
     case .success(let found): executables = found
     }
     let plan = options.quick ? ServerPlan.quick : .full
-    let base = ProcessInfo.processInfo.environment["HANGAR_BENCH_DIR"] ?? NSTemporaryDirectory()
-    let directory = (base as NSString).appendingPathComponent("hangar-bench-server-\(getpid())")
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let scratch = try ScratchFolder("server")
+    defer { scratch.remove() }
+    let directory = scratch.path
 
     var lines: [String] = []
     func say(_ line: String) {

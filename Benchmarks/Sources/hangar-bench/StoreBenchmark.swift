@@ -368,11 +368,9 @@ func reportStore(tag: String, title: String, contenders: [StoreContender], outco
 
 func runStoreBenchmarks(_ plan: StorePlan, operations: [StoreOperation], options: Options) throws {
     let start = ContinuousClock.now
-    // A disk-backed folder by default (fsync must reach a disk for the single-save rows to mean anything).
-    let base = ProcessInfo.processInfo.environment["HANGAR_BENCH_DIR"] ?? NSTemporaryDirectory()
-    let directory = (base as NSString).appendingPathComponent("hangar-bench-store-\(getpid())")
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let scratch = try ScratchFolder("store")
+    defer { scratch.remove() }
+    let directory = scratch.path
 
     let data = try StoreData(plan: plan, directory: directory)
     try checkStoreContenders(data)

@@ -46,10 +46,9 @@ func runSyncSection(options: Options) throws {
         return
     }
     let plan = options.quick ? SyncPlan.quick : .full
-    let base = ProcessInfo.processInfo.environment["HANGAR_BENCH_DIR"] ?? NSTemporaryDirectory()
-    let directory = (base as NSString).appendingPathComponent("hangar-bench-sync-\(getpid())")
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let scratch = try ScratchFolder("sync")
+    defer { scratch.remove() }
+    let directory = scratch.path
     var lines: [String] = []
     func say(_ line: String) {
         print(line)

@@ -29,6 +29,16 @@ func loadAverage() -> String {
         .map { $0.split(separator: " ").prefix(3).joined(separator: " ") } ?? "unknown"
 }
 
+/// Runs one section of rows; a failure ends the run with exit status 1 and one line naming the section.
+func runSection(_ rows: String, _ body: () throws -> Void) {
+    do {
+        try body()
+    } catch {
+        FileHandle.standardError.write(Data("hangar-bench: \(rows) failed: \(error)\n".utf8))
+        exit(1)
+    }
+}
+
 func elapsed(since start: ContinuousClock.Instant) -> String {
     fixed((ContinuousClock.now - start).seconds, 1) + " s"
 }
@@ -153,12 +163,7 @@ if !codecOperations.isEmpty && !datasets.isEmpty {
 
 // MARK: The four dataset shapes, decode memory, whole processes (issue 10)
 
-do {
-    try runDatasetSections(options: options, ours: ours)
-} catch {
-    FileHandle.standardError.write(Data("hangar-bench: dataset rows failed: \(error)\n".utf8))
-    exit(1)
-}
+runSection("dataset rows") { try runDatasetSections(options: options, ours: ours) }
 
 // MARK: SQLiteStore rows
 
@@ -172,67 +177,33 @@ let storePlan =
         singleSaveIterations: 5)
 let storeOperations = StoreOperation.allCases.filter { options.includes(operationNamed: $0.rawValue) }
 if !storeOperations.isEmpty && options.includes(datasetNamed: storePlan.name) {
-    do {
-        try runStoreBenchmarks(storePlan, operations: storeOperations, options: options)
-    } catch {
-        FileHandle.standardError.write(Data("hangar-bench: store rows failed: \(error)\n".utf8))
-        exit(1)
-    }
+    runSection("store rows") { try runStoreBenchmarks(storePlan, operations: storeOperations, options: options) }
 }
 // MARK: Encryption rows
 
-do {
-    try runEncryptionSection(options: options)
-} catch {
-    FileHandle.standardError.write(Data("hangar-bench: encryption rows failed: \(error)\n".utf8))
-    exit(1)
-}
+runSection("encryption rows") { try runEncryptionSection(options: options) }
 // MARK: PostgreSQL rows (issue 13)
 
-do {
-    try runPostgresSection(options: options)
-} catch {
-    FileHandle.standardError.write(Data("hangar-bench: PostgreSQL rows failed: \(error)\n".utf8))
-    exit(1)
-}
+runSection("PostgreSQL rows") { try runPostgresSection(options: options) }
+runSection("replica-reads row") { try runReplicaReadSection(options: options) }
 // MARK: Server rows: pilots-server against the hand-written baseline over HTTP
 
-do {
-    try runServerSection(options: options)
-} catch {
-    FileHandle.standardError.write(Data("hangar-bench: server rows failed: \(error)\n".utf8))
-    exit(1)
-}
+runSection("server rows") { try runServerSection(options: options) }
 // MARK: Follower latency (issue 12)
 
-do {
-    let base = ProcessInfo.processInfo.environment["HANGAR_BENCH_DIR"] ?? NSTemporaryDirectory()
-    let directory = (base as NSString).appendingPathComponent("hangar-bench-follow-\(getpid())")
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: directory) }
-    try runFollowLatencySection(options: options, directory: directory)
-} catch {
-    FileHandle.standardError.write(Data("hangar-bench: follower latency rows failed: \(error)\n".utf8))
-    exit(1)
+runSection("follower latency rows") {
+    let scratch = try ScratchFolder("follow")
+    defer { scratch.remove() }
+    try runFollowLatencySection(options: options, directory: scratch.path)
 }
 // MARK: Live-query latency (issue 37)
 
-do {
-    let base = ProcessInfo.processInfo.environment["HANGAR_BENCH_DIR"] ?? NSTemporaryDirectory()
-    let directory = (base as NSString).appendingPathComponent("hangar-bench-live-\(getpid())")
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: directory) }
-    try runLiveQuerySection(options: options, directory: directory)
-} catch {
-    FileHandle.standardError.write(Data("hangar-bench: live-query rows failed: \(error)\n".utf8))
-    exit(1)
+runSection("live-query rows") {
+    let scratch = try ScratchFolder("live")
+    defer { scratch.remove() }
+    try runLiveQuerySection(options: options, directory: scratch.path)
 }
 // MARK: Sync rows (issue 23): Hangar Sync through pilots-server
 
-do {
-    try runSyncSection(options: options)
-} catch {
-    FileHandle.standardError.write(Data("hangar-bench: sync rows failed: \(error)\n".utf8))
-    exit(1)
-}
+runSection("sync rows") { try runSyncSection(options: options) }
 print("\nruns: \(elapsed(since: runStart)); load average after: \(loadAverage())")

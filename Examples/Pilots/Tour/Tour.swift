@@ -32,6 +32,8 @@ struct Tour<S: DocumentStore> {
         try await followChanges()
         try await checkAndBackUp()
         try await syncDevices()
+        try await pageThroughAnIndex()
+        try await watchAQuery()
         print("\nDone. Run it again: the tour is safe to repeat on the same store.")
     }
 
@@ -228,7 +230,10 @@ struct Tour<S: DocumentStore> {
             "majorVersion": 3, "minorVersion": 0, "givenName": "Grace", "familyName": "Okafor",
             "licenseNumber": .string(key), "airplanes": [],
         ]
-        let newerApp = try await openAnother(StoreConfiguration())
+        // It declares the pilots' indexes too: a store without their definitions drops them as it writes.
+        var newer = StoreConfiguration()
+        newer.collections[Pilot.collection] = CollectionOptions(indexes: Pilot.queryIndexes)
+        let newerApp = try await openAnother(newer)
         do {
             try await newerApp.write { try await $0.save(envelope: future, key: key, in: Pilot.collection) }
         } catch {

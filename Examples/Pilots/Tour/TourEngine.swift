@@ -9,14 +9,15 @@ enum TourDefaults {
     static let application = "HangarPilots"
     static let archive = "pilots-archive"
 
-    /// The app's configuration: the Pilots registry, four earlier revisions kept per pilot, and the migration
-    /// observer feeding `migrations`.
+    /// The app's configuration: the Pilots registry, four earlier revisions kept per pilot, the pilots' indexes
+    /// (``PilotModels/Pilot/queryIndexes``, step 11) and the migration observer feeding `migrations`.
     static func configuration(migrations: MigrationLog) -> StoreConfiguration {
         var configuration = StoreConfiguration()
         configuration.registry = ClassRegistry.pilots
         for collection in [Pilot.collection, archive] {
             configuration.collections[collection] = CollectionOptions(history: .keepLast(4), format: Pilot.format)
         }
+        configuration.collections[Pilot.collection]?.indexes = Pilot.queryIndexes
         configuration.migrationObserver = { event in migrations.append(event) }
         return configuration
     }

@@ -55,12 +55,27 @@ public struct StoreConfiguration: Sendable {
     /// The options of `collection`, matched by its bytes: a name canonically equivalent to a listed one but
     /// spelled with other bytes (`"caf\u{E9}"` and `"cafe\u{301}"`) is another collection, with the default
     /// options.
+    ///
+    /// The owners' collection (``DocumentOwners/collection``) always has the owners index
+    /// (``DocumentOwners/index``) besides any the configuration lists for it.
     public func options(for collection: String) -> CollectionOptions {
-        collections[ExactString(collection)] ?? CollectionOptions()
+        var options = collections[ExactString(collection)] ?? CollectionOptions()
+        if collection.hasSameBytes(as: DocumentOwners.collection),
+            !options.indexes.contains(where: { $0.name.hasSameBytes(as: DocumentOwners.index.name) })
+        {
+            options.indexes.append(DocumentOwners.index)
+        }
+        return options
     }
 
-    /// The names of the collections listed in ``collections``, in byte order.
-    public var listedCollections: [String] { collections.keys.sorted().map(\.string) }
+    /// The names of the collections listed in ``collections``, and the owners' collection
+    /// (``DocumentOwners/collection``), whose index every store keeps, in byte order: those whose indexes a store
+    /// builds on open.
+    public var listedCollections: [String] {
+        var names = collections
+        names[ExactString(DocumentOwners.collection)] = names[ExactString(DocumentOwners.collection)] ?? .init()
+        return names.keys.sorted().map(\.string)
+    }
 }
 
 /// How much history a collection keeps.

@@ -79,6 +79,12 @@ extension DocumentReader {
         return IndexBounds(smallest: smallest, largest: largest)
     }
 
+    /// The names of the indexes the store has built for `collection`, in byte order: the ones ``page(_:)``
+    /// answers, as the store recorded them, so a tool opened without the app's definitions can list and query them.
+    public func indexNames(in collection: String) async throws(HangarError) -> [String] {
+        try await builtIndexes(in: collection).map(\.name)
+    }
+
     /// The scan of `query`, on the index as the store built it.
     func scan(of query: IndexQuery) async throws(HangarError) -> IndexScan {
         try IndexScan.plan(query, components: try await builtIndex(query.index, in: query.collection).components)

@@ -38,6 +38,19 @@ public struct IndexQuery: Sendable {
         /// bound's type (of its first component, on a compound index): `from: .included(2)` is every number from
         /// 2 up, not the dates and strings after them. Both `nil` is ``all``.
         case range(from: Bound?, to: Bound?)
+
+        /// The prefix `value` stands for: the components of an array, or the one value otherwise, as a query
+        /// written as text (HTTP's `prefix=V`, the CLI's `--prefix V`) names it.
+        public static func prefix(of value: PropertyList) -> Match {
+            if case .array(let parts) = value { return .prefix(parts) }
+            return .prefix([value])
+        }
+    }
+
+    /// A value written as text (HTTP's `value=V`, the CLI's `--value V`, and every other bound): JSON (`5`,
+    /// `"ESSB"`, `["ESSB", 5]`), or the text itself as a string when it is not JSON, so `ESSB` is `"ESSB"`.
+    public static func value(parsing text: String) -> PropertyList {
+        (try? PropertyList(json: Array(text.utf8))) ?? .string(text)
     }
 
     /// The collection queried.

@@ -53,6 +53,19 @@ import PropertyList
         }
     }
 
+    /// Entries whose key is `prefix` followed by the key of a stored document of `collection` (the owners
+    /// index's records, `COLLECTION/KEY`, of documents not deleted): a key range of the index, and one lookup of
+    /// each entry's document by its primary key.
+    public struct KeyScope: Sendable {
+        /// What every key scanned begins with.
+        public let prefix: String
+        /// The collection of the documents the rest of the keys name.
+        public let collection: String
+
+        /// The smallest text after every key that begins with ``prefix``.
+        public let end: String
+    }
+
     public let collection: String
     public let index: String
     /// The conditions every value of the query's range meets.
@@ -66,13 +79,21 @@ import PropertyList
     /// Whether a key may have several entries in the range (every query but an equality): the scan then reads each
     /// key only at its first value in the scan's direction.
     public let firstValueOnly: Bool
+    /// Only the entries of these keys, when set (``KeyScope``).
+    public let keyScope: KeyScope?
+    /// How many of the scan's first entries to skip (offset paging of the owners index).
+    public let offset: Int
     /// When set, the scan reads this key's entries of the index instead (all its values, ascending; the range, the
     /// position and the limit left out): one lookup by key, how a live query learns where a changed document now is.
     public let onlyKey: String?
 
     /// The statement reading the scan's entries (columns `value`, `key`) from `table`, with `placeholder(n)` for
     /// the n-th argument (1-based), and its arguments.
-    public func statement(table: String, placeholder: (Int) -> String) -> (sql: String, arguments: [Argument]) {
+    ///
+    /// A scan with a ``keyScope`` looks its documents up in `documents`, the engine's documents table.
+    public func statement(table: String, documents: String = "documents", placeholder: (Int) -> String) -> (
+        sql: String, arguments: [Argument]
+    ) {
         if let onlyKey {
             let sql =
                 "SELECT e.value, e.key FROM \(table) AS e WHERE e.collection = \(placeholder(1))"
@@ -101,6 +122,14 @@ import PropertyList
             let value = bind(.blob(after.value))
             sql += " AND (e.value, e.key) \(descending ? "<" : ">") (\(value), \(bind(.text(after.key))))"
         }
+        if let keyScope {
+            sql += " AND e.key >= \(bind(.text(keyScope.prefix))) AND e.key < \(bind(.text(keyScope.end)))"
+            // Both engines count substr's start in characters (code points of UTF-8 text).
+            let start = bind(.integer(keyScope.prefix.unicodeScalars.count + 1))
+            sql +=
+                " AND EXISTS (SELECT 1 FROM \(documents) AS d WHERE d.collection = \(bind(.text(keyScope.collection)))"
+            sql += " AND d.key = substr(e.key, \(start)))"
+        }
         if firstValueOnly {
             sql += " AND NOT EXISTS (SELECT 1 FROM \(table) AS f WHERE f.collection = \(placeholder(1))"
             sql += " AND f.key = e.key AND f.name = \(placeholder(2))"
@@ -111,6 +140,7 @@ import PropertyList
         }
         let direction = descending ? " DESC" : ""
         sql += " ORDER BY e.value\(direction), e.key\(direction) LIMIT \(bind(.integer(limit)))"
+        if offset > 0 { sql += " OFFSET \(bind(.integer(offset)))" }
         return (sql, arguments)
     }
 
@@ -129,7 +159,7 @@ import PropertyList
 
     init(
         collection: String, index: String, range: [Condition], after: Entry?, descending: Bool, limit: Int,
-        firstValueOnly: Bool, onlyKey: String? = nil
+        firstValueOnly: Bool, keyScope: KeyScope? = nil, offset: Int = 0, onlyKey: String? = nil
     ) {
         self.onlyKey = onlyKey
         self.collection = collection
@@ -139,13 +169,15 @@ import PropertyList
         self.descending = descending
         self.limit = limit
         self.firstValueOnly = firstValueOnly
+        self.keyScope = keyScope
+        self.offset = offset
     }
 
     /// The same scan read from another position, or another number of entries.
     func with(after: Entry?, limit: Int, descending: Bool? = nil) -> IndexScan {
         IndexScan(
             collection: collection, index: index, range: range, after: after, descending: descending ?? self.descending,
-            limit: limit, firstValueOnly: firstValueOnly)
+            limit: limit, firstValueOnly: firstValueOnly, keyScope: keyScope, offset: offset)
     }
 
     /// The scan of `key`'s entries of this index (``onlyKey``).

@@ -291,7 +291,14 @@ struct KeyFilter: Sendable {
         case .all where user == nil:
             keys = try await reader.keys(in: collection, order: .ascending, limit: limit + 1, offset: offset)
             return (Array(keys.prefix(limit)), keys.count > limit)
-        case .all: keys = try await reader.keys(in: collection, order: .ascending, limit: nil, offset: 0)
+        case .all:
+            // One page of the owners index; a store that has not built it (opened read-only) checks key by key.
+            if let user,
+                let page = try await reader.ownedKeys(in: collection, owner: user, limit: limit, offset: offset)
+            {
+                return page
+            }
+            keys = try await reader.keys(in: collection, order: .ascending, limit: nil, offset: 0)
         case .classTag(let tag): keys = try await reader.keys(in: collection, classTag: tag)
         case .index(let index, let value):
             keys = try await reader.keys(in: collection, index: index, equalTo: .string(value))

@@ -102,7 +102,7 @@ extension DocumentRoutes {
 
     /// The match the parameters ask for; 400 for a combination that is not one.
     static func match(_ parameters: Parameters) throws(HangarHTTPError) -> IndexQuery.Match {
-        func value(_ name: String) -> PropertyList? { parameters.get(name).map(Self.value) }
+        func value(_ name: String) -> PropertyList? { parameters.get(name).map(IndexQuery.value(parsing:)) }
         let (equal, prefix) = (value("value"), value("prefix"))
         let (from, after, to, before) = (value("from"), value("after_value"), value("to"), value("before_value"))
         let ranged = [from, after, to, before].contains { $0 != nil }
@@ -113,18 +113,10 @@ extension DocumentRoutes {
         if from != nil && after != nil { throw HangarHTTPError(.badRequest, "Give from= or after_value=, not both") }
         if to != nil && before != nil { throw HangarHTTPError(.badRequest, "Give to= or before_value=, not both") }
         if let equal { return .equal(equal) }
-        if let prefix {
-            if case .array(let parts) = prefix { return .prefix(parts) }
-            return .prefix([prefix])
-        }
+        if let prefix { return .prefix(of: prefix) }
         let lower = from.map(IndexQuery.Bound.included) ?? after.map(IndexQuery.Bound.excluded)
         let upper = to.map(IndexQuery.Bound.included) ?? before.map(IndexQuery.Bound.excluded)
         return lower == nil && upper == nil ? .all : .range(from: lower, to: upper)
-    }
-
-    /// A parameter's value: JSON (`5`, `"ESSB"`, `["ESSB", 5]`), or the text as a string when it is not JSON.
-    static func value(_ text: String) -> PropertyList {
-        (try? PropertyList(json: Array(text.utf8))) ?? .string(text)
     }
 
     static func flag(_ text: String?, name: String) throws(HangarHTTPError) -> Bool {

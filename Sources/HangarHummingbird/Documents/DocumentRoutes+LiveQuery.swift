@@ -18,7 +18,8 @@ extension DocumentRoutes {
     /// change that alters the page, until the client leaves or the server stops (``ServerSentEvents``). With a user,
     /// the page holds only the user's documents, as the query's pages do (``visiblePage(_:documents:user:in:)``).
     /// The first page is read before answering, so a query the index cannot answer is a 400, not a stream; a failure
-    /// later sends an `error` event with `{"reason": …}` and ends the stream.
+    /// later sends an `error` event with `{"reason": …, "status": N}` (the status and reason the same failure gets as an
+    /// answer, ``HangarHTTPError``) and ends the stream.
     func liveQuery(_ query: IndexQuery, user: String?, request: Request) async throws -> Response {
         let collection = query.collection
         let live =
@@ -50,7 +51,13 @@ extension DocumentRoutes {
                             ]))
                 }
             } catch {
-                if let event = try? Self.event("error", ["reason": .string("\(error)")]) { send(event) }
+                // The status and reason the same failure gets as an answer (503 for a lost connection, 410 for
+                // pruned changes, …), so a client decides by the status, as it does for any request.
+                let failure = HangarHTTPError.from(error)
+                let fields: PropertyList.Dictionary = [
+                    "status": .integer(.init(failure.status.code)), "reason": .string(failure.reason),
+                ]
+                if let event = try? Self.event("error", fields) { send(event) }
             }
         }
     }

@@ -39,10 +39,12 @@ public struct HangarHTTPError: HTTPResponseError, CustomStringConvertible {
 
 extension HangarHTTPError {
     /// A store's error, answered by what it means: a conflict is 412, a stored newer major or a unique index's
-    /// other holder 409, pruned changes 410, a lost connection or timeout 503, a document the model rejects
-    /// 400, and anything else 500; the reason is the error's one-line description.
+    /// other holder 409, pruned changes 410, a lost connection, timeout or unknown outcome (a failover, say) 503
+    /// with `Retry-After: 1` (a retry with the same `Idempotency-Key` is safe), a document the model rejects 400,
+    /// and anything else 500; the reason is the error's one-line description.
     public init(_ error: HangarError) {
         self.init(Self.status(for: error.code), error.description)
+        if status == .serviceUnavailable { headers[.retryAfter] = "1" }
     }
 
     /// Any error from a route: an ``HangarHTTPError`` as it is, a ``HangarError`` by its code, anything else 500.

@@ -14,6 +14,15 @@ public struct PostgresStoreConfiguration: Sendable {
     /// How postgres-nio connects: host, port, user, password, database and TLS. The pool size, connect timeout
     /// and server settings below are applied to it when the store opens.
     public var client: PostgresClient.Configuration
+    /// Further servers that may be the primary (a URL's other hosts, libpq's `host1:port1,host2:port2`): with any,
+    /// the store checks ``client``'s server and these (`pg_is_in_recovery()`, about every 250 ms), writes to the one
+    /// not in recovery (the newest timeline's, if two are), and when it goes away moves to the promoted one without
+    /// a restart. Never to a server in recovery. Empty by default: ``client`` is the primary, always.
+    public var failoverHosts: [PostgresClient.Configuration] = []
+    /// The server the change feed's one listening connection (`LISTEN`) goes to, when it is not the primary's
+    /// direct address: behind PgBouncer in transaction pooling, which cannot carry `LISTEN`, the primary itself.
+    /// `nil` by default: the primary in use (the one ``failoverHosts`` found), directly.
+    public var listenClient: PostgresClient.Configuration?
     /// Read replicas: streaming standbys of the primary (``client``) that reads go to, spread over those fit
     /// (``maximumReplicaLag``, same timeline as the primary), the primary serving a read when none is. Writes never
     /// go to a replica. Empty by default: everything on the primary. The `Engines` article says what each setting
@@ -90,7 +99,8 @@ public struct PostgresStoreConfiguration: Sendable {
 
     /// A configuration from a connection URL: `postgres://user:password@host:port/database?sslmode=disable`
     /// (`postgresql://` too; user, password and database percent-encoded). The port defaults to 5432 and the
-    /// database to the user's name. Query parameters: `sslmode` (`disable`, `allow`, `prefer` — the default —,
+    /// database to the user's name. Several hosts, libpq's way (`postgres://user@host1:5432,host2:5433/database`),
+    /// are the servers that may be the primary (``failoverHosts``: the first is ``client``). Query parameters: `sslmode` (`disable`, `allow`, `prefer` — the default —,
     /// `require`, `verify-ca`, `verify-full`), `application_name`, `connect_timeout` (seconds), `schema`.
     ///
     /// - Throws: ``HangarError/invalidConfiguration`` for a URL that is not of that form (the message never
@@ -100,15 +110,19 @@ public struct PostgresStoreConfiguration: Sendable {
     {
         let parsed = try PostgresURL(parsing: url)
         try self.init(client: parsed.client, schema: schema ?? parsed.schema ?? Self.defaultSchema, store: store)
+        failoverHosts = parsed.otherHosts
         if let timeout = parsed.connectTimeout { connectTimeout = timeout }
     }
 
-    /// A configuration from the primary's URL and read replicas' URLs (``replicas``), each as ``init(url:schema:store:)``
-    /// reads it (a replica's `schema` and `connect_timeout` parameters are the primary's).
+    /// A configuration from the primary's URL, read replicas' URLs (``replicas``) and the URL the change feed
+    /// listens on (``listenClient``), each as ``init(url:schema:store:)`` reads it (a replica's and the listen URL's
+    /// `schema` and `connect_timeout` parameters are the primary's). A replica's or the listen URL's several hosts
+    /// are not read: only their first.
     ///
     /// - Throws: ``HangarError/invalidConfiguration`` for a URL that is not acceptable.
     public init(
-        url: String, replicas: [String], schema: String? = nil, store: StoreConfiguration = StoreConfiguration()
+        url: String, replicas: [String], listenURL: String? = nil, schema: String? = nil,
+        store: StoreConfiguration = StoreConfiguration()
     )
         throws(HangarError)
     {
@@ -116,6 +130,7 @@ public struct PostgresStoreConfiguration: Sendable {
         var parsed: [PostgresClient.Configuration] = []
         for replica in replicas { parsed.append(try PostgresURL(parsing: replica).client) }
         self.replicas = parsed
+        if let listenURL { listenClient = try PostgresURL(parsing: listenURL).client }
     }
 
     /// A configuration from postgres-nio's own: for what a URL cannot say (a Unix socket, a TLS context).

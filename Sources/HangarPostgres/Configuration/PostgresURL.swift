@@ -3,13 +3,43 @@ import Hangar
 import PostgresNIO
 
 /// A `postgres://user:password@host:port/database?parameters` URL, read into postgres-nio's configuration.
-/// Errors never quote the URL: it may hold a password.
+/// It may name several hosts, libpq's way (`postgres://user@host1:port1,host2:port2/database`): each gets the same
+/// user, password, database and parameters. Errors never quote the URL: it may hold a password.
 struct PostgresURL {
+    /// The first host's configuration.
     let client: PostgresClient.Configuration
+    /// The further hosts' configurations, in the URL's order (empty for a URL of one host).
+    let otherHosts: [PostgresClient.Configuration]
     let schema: String?
     let connectTimeout: Duration?
 
     init(parsing text: String) throws(HangarError) {
+        let (hosts, rebuild) = try Self.hostList(of: text)
+        guard hosts.count > 1 else {
+            try self.init(parsingOneHost: text)
+            return
+        }
+        var others: [PostgresClient.Configuration] = []
+        for host in hosts.dropFirst() { others.append(try Self(parsingOneHost: rebuild(host)).client) }
+        try self.init(parsingOneHost: rebuild(hosts[0]), otherHosts: others)
+    }
+
+    /// The URL's hosts (`host:port` each, as written), and how to write the URL again with one of them alone.
+    /// Only the authority (between `://` and the path) is split at commas.
+    private static func hostList(of text: String) throws(HangarError) -> ([Substring], (Substring) -> String) {
+        guard let separator = text.range(of: "://") else { return ([], { _ in text }) }
+        let rest = text[separator.upperBound...]
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+        let authority = rest[..<authorityEnd]
+        let hostStart = authority.lastIndex(of: "@").map(authority.index(after:)) ?? authority.startIndex
+        let hosts = authority[hostStart...].split(separator: ",", omittingEmptySubsequences: false)
+        if hosts.count > 1, hosts.contains(where: \.isEmpty) { throw invalid("its host list has an empty host") }
+        let before = text[..<hostStart]
+        let after = text[authorityEnd...]
+        return (hosts, { host in String(before) + host + after })
+    }
+
+    private init(parsingOneHost text: String, otherHosts: [PostgresClient.Configuration] = []) throws(HangarError) {
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased() else {
             throw Self.invalid("it is not a URL")
         }
@@ -57,6 +87,7 @@ struct PostgresURL {
             client.options.additionalStartupParameters.append(("application_name", applicationName))
         }
         self.client = client
+        self.otherHosts = otherHosts
         self.schema = schema
         self.connectTimeout = connectTimeout
     }

@@ -13,8 +13,11 @@ extension PostgresEngine {
     /// cannot reach (it retries connecting in the background): here the wait ends with
     /// ``HangarError/Code/connectionLost``. The connection is held by a task of the engine's until
     /// ``Lease/release``, so the transaction runs in the caller's own task and isolation.
+    /// Without `target`, the primary in use's (``PostgresPrimary/lease(timeout:)``: after a failover, the promoted
+    /// server's).
     func lease(timeout: Duration, on target: PostgresClient? = nil) async throws(HangarError) -> Lease {
-        try await Self.lease(from: target ?? client, timeout: timeout)
+        guard let target else { return try await primary.lease(timeout: timeout) }
+        return try await Self.lease(from: target, timeout: timeout)
     }
 
     /// ``lease(timeout:on:)`` from any pool (a replica's watch borrows this way too).

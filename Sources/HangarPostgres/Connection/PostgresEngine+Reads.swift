@@ -82,8 +82,10 @@ extension PostgresEngine {
     }
 
     /// The token of what `connection`'s session sees now: at least the state of the transaction that just ended on
-    /// it (its WAL position is read after it). After a committed write that cannot be read, the write's outcome is
-    /// reported unknown to its caller: it was committed, but no token says so.
+    /// it (its WAL position is read after it). After a write, it is also what confirms the write's commit: a
+    /// statement in autocommit is answered before it commits (the commit, and its wait for a synchronous standby,
+    /// come at the protocol's Sync, whose end the token's answer follows). When it cannot be read, the write's
+    /// outcome is reported unknown to its caller.
     func readToken(on connection: PostgresConnection, afterWrite: Bool) async throws(HangarError) -> CommitToken {
         let statement = sql.changes.token
         let transaction = PostgresTransaction(
@@ -101,8 +103,8 @@ extension PostgresEngine {
             guard afterWrite else { throw error }
             throw HangarError(
                 .outcomeUnknown,
-                "The write was committed, but the connection was lost before its commit token was read: read it "
-                    + "again to see it", underlying: error)
+                "The write was answered, but the connection was lost before its commit was confirmed (and its "
+                    + "token read): it may or may not be committed; read it again to see", underlying: error)
         }
     }
 }

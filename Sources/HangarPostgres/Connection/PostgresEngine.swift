@@ -18,11 +18,14 @@ package final class PostgresEngine: Sendable {
     package let configuration: PostgresStoreConfiguration
     /// The store's SQL, in the configured schema.
     package let sql: PostgresStoreSQL
-    /// The pool.
-    package let client: PostgresClient
-    /// The pool's configuration (``PostgresStoreConfiguration/makeClientConfiguration()``).
+    /// The servers that may be the primary and which one is (``PostgresStoreConfiguration/failoverHosts``).
+    let primary: PostgresPrimary
+    /// The pool of the primary in use.
+    package var client: PostgresClient { primary.client }
+    /// The first server's pool configuration (``PostgresStoreConfiguration/makeClientConfiguration()``).
     package let clientConfiguration: PostgresClient.Configuration
-    private let runner: Task<Void, Never>
+    /// Where the change feed listens when not on the primary in use (``PostgresStoreConfiguration/listenClient``).
+    let listenConfiguration: PostgresClient.Configuration?
     /// The read replicas and their watch (``PostgresStoreConfiguration/replicas``); `nil` without any.
     let replicaSet: PostgresReplicaSet?
     /// postgres-nio's own logger: kept quiet (its records may hold statements' bound values).
@@ -41,10 +44,17 @@ package final class PostgresEngine: Sendable {
         self.sql = PostgresStoreSQL(schema: configuration.schema)
         self.logger = logger
         self.clientConfiguration = clientConfiguration
-        instruments = StoreInstruments(engine: "postgres", observability: configuration.store.observability)
-        let client = PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
-        self.client = client
-        runner = Task { await client.run() }
+        if let listen = configuration.listenClient {
+            listenConfiguration = try configuration.makeClientConfiguration(for: listen)
+        } else {
+            listenConfiguration = nil
+        }
+        let instruments = StoreInstruments(engine: "postgres", observability: configuration.store.observability)
+        self.instruments = instruments
+        var hosts = [clientConfiguration]
+        for host in configuration.failoverHosts { hosts.append(try configuration.makeClientConfiguration(for: host)) }
+        let primary = PostgresPrimary(configurations: hosts, logger: logger, instruments: instruments)
+        self.primary = primary
         if configuration.replicas.isEmpty {
             replicaSet = nil
         } else {
@@ -53,9 +63,10 @@ package final class PostgresEngine: Sendable {
                 replicas.append(try configuration.makeClientConfiguration(for: replica))
             }
             let set = PostgresReplicaSet(
-                configurations: replicas, primary: client, maximumLag: configuration.maximumReplicaLag, logger: logger)
+                configurations: replicas, primary: primary, maximumLag: configuration.maximumReplicaLag, logger: logger)
             replicaSet = set
         }
+        primary.start()
     }
 
     /// Starts checking the replicas, which serve no read before: called once the store's schema is prepared, so
@@ -66,14 +77,13 @@ package final class PostgresEngine: Sendable {
     }
 
     deinit {
-        runner.cancel()
+        primary.cancel()
     }
 
     /// Ends the client: its connections are closed; later transactions fail.
     package func close() async {
         await replicaSet?.close()
-        runner.cancel()
-        await runner.value
+        await primary.close()
     }
 
     // MARK: Transactions
@@ -111,7 +121,7 @@ package final class PostgresEngine: Sendable {
         while true {
             do {
                 return try await runOnce(
-                    options, on: target ?? client, gate: gate, token: token, isolation: isolation, body)
+                    options, on: target, gate: gate, token: token, isolation: isolation, body)
             } catch let error as HangarError
                 where error.code == .serializationFailure && attempt < options.maximumAttempts
             {
@@ -148,7 +158,7 @@ package final class PostgresEngine: Sendable {
     }
 
     private func runOnce<Result>(
-        _ options: PostgresTransactionOptions, on target: PostgresClient, gate: ReplayGate?, token: CommitTokenSlot?,
+        _ options: PostgresTransactionOptions, on target: PostgresClient?, gate: ReplayGate?, token: CommitTokenSlot?,
         isolation: isolated (any Actor)?,
         _ body: (PostgresTransaction) async throws -> sending Result
     ) async throws -> sending Result {
@@ -157,7 +167,13 @@ package final class PostgresEngine: Sendable {
         defer { lease.release() }
         if let gate { try await waitForReplay(of: gate, on: lease.connection) }
         let value = try await run(options, on: lease.connection, retention: retention, isolation: isolation, body)
-        if let token { token.token = try await readToken(on: lease.connection, afterWrite: !options.readOnly) }
+        if let token {
+            token.token = try await readToken(on: lease.connection, afterWrite: !options.readOnly)
+        } else if options.singleStatement && !options.readOnly {
+            // A statement in autocommit is answered before its commit (which runs, and waits for a synchronous
+            // standby, at the protocol's Sync): the next answer on the connection confirms the commit.
+            _ = try await readToken(on: lease.connection, afterWrite: true)
+        }
         return value
     }
 

@@ -38,7 +38,7 @@ final class PostgresReplicaSet: Sendable {
     }
 
     let replicas: [Replica]
-    private let primary: PostgresClient
+    private let primary: PostgresPrimary
     private let maximumLag: Duration
     private let logger: Logger
     private let state = Mutex(PrimaryState())
@@ -49,7 +49,7 @@ final class PostgresReplicaSet: Sendable {
     var interval: Duration { max(.milliseconds(10), min(.milliseconds(250), maximumLag / 4)) }
 
     init(
-        configurations: [PostgresClient.Configuration], primary: PostgresClient, maximumLag: Duration, logger: Logger
+        configurations: [PostgresClient.Configuration], primary: PostgresPrimary, maximumLag: Duration, logger: Logger
     ) {
         self.primary = primary
         self.maximumLag = maximumLag
@@ -112,7 +112,7 @@ final class PostgresReplicaSet: Sendable {
 
     private func watchPrimary() async {
         while !Task.isCancelled {
-            if let (position, timeline) = try? await sample(primary) {
+            if let (position, timeline) = try? await sample(primary.client) {
                 let now = ContinuousClock.now
                 let keep = maximumLag * 3
                 state.withLock { state in

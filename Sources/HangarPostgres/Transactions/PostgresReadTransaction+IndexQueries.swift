@@ -8,7 +8,9 @@ import PostgresNIO
 extension PostgresReadTransaction {
     @_spi(Engine) public func indexEntries(_ scan: IndexScan) async throws(HangarError) -> [IndexScan.Entry] {
         checkValid()
-        let (statement, arguments) = scan.statement(table: "\(sql.quotedSchema).index_entries") { "$\($0)" }
+        let (statement, arguments) = scan.statement(
+            table: "\(sql.quotedSchema).index_entries", documents: "\(sql.quotedSchema).documents"
+        ) { "$\($0)" }
         return try await rows(statement, Self.bindings(arguments)) { row in
             let (value, key) = try row.decode((ByteBuffer, String).self)
             return IndexScan.Entry(value: PostgresBytes.bytes(value), key: key)

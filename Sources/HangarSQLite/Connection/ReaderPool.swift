@@ -66,6 +66,18 @@ final class ReaderPool: Sendable {
         }.value
     }
 
+    /// Closes every connection at once, for a store being released: nothing holds the store, so no read is under
+    /// way and every slot is free.
+    func closeReleased() {
+        closed.store(true, ordering: .releasing)
+        var held: [Slot] = []
+        for _ in 0..<count { held.append(slots.borrow()) }
+        for slot in held {
+            slot.close()
+            slots.giveBack(slot)
+        }
+    }
+
     /// The slot's connection, unless the pool is closed.
     private func connection(of slot: Slot) throws -> SQLiteConnection {
         guard !closed.load(ordering: .acquiring) else { throw HangarError(.closed, "The store at \(path) is closed") }

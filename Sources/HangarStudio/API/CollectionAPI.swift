@@ -7,9 +7,9 @@ import PropertyList
 /// `GET api/collections/{C}`: a page of a collection's documents, filtered and sorted, with the cursor of the next
 /// page (keyset: the last row's sort value and key, so a page stays right while documents come and go).
 ///
-/// Query: `prefix` (of the key, by bytes), `class` (class tag), `version` (`major.minor`), `index` and `value`
-/// (a declared index holding the value, read as text, integer, real or boolean), `sort` (`key`, `-key`,
-/// `revision`, `-revision`, `updated`, `-updated`), `after` and `afterValue` (the cursor), `limit`.
+/// Query: `prefix` (of the key, by bytes), `class` (class tag), `version` (`major.minor`), `sort` (`key`, `-key`,
+/// `revision`, `-revision`, `updated`, `-updated`), `after` and `afterValue` (the cursor), `limit`. With `index`,
+/// the page is a page of that index instead (``HangarStudio/indexPage(_:_:index:)``).
 struct CollectionQuery {
     enum Sort: String {
         case key, keyDescending = "-key", revision, revisionDescending = "-revision", updated,
@@ -19,7 +19,7 @@ struct CollectionQuery {
     var prefix: String?
     var classTag: String?
     var version: DocumentVersion?
-    var index: (name: String, value: String)?
+    var index: String?
     var sort = Sort.key
     var after: (key: String, value: String)?
     var limit: Int
@@ -36,10 +36,7 @@ struct CollectionQuery {
             }
             self.version = DocumentVersion(major: major, minor: minor)
         }
-        if let name = text("index") {
-            guard let value = query.get("value") else { throw HangarHTTPError(.badRequest, "index needs a value") }
-            index = (name, value)
-        }
+        index = text("index")
         if let sort = text("sort") {
             guard let parsed = Sort(rawValue: sort) else {
                 throw HangarHTTPError(.badRequest, "sort must be key, -key, revision, -revision, updated or -updated")
@@ -87,12 +84,9 @@ struct CollectionQuery {
 extension HangarStudio {
     func collectionPage(_ collection: String, _ request: Request) async throws -> Response {
         let query = try CollectionQuery(request, pageSize: options.pageSize)
+        if let index = query.index { return try await indexPage(collection, request, index: index) }
         let rows = try await catalog.rows(of: collection)
-        var indexed: Set<ExactString>?
-        if let index = query.index {
-            indexed = try await keys(in: collection, index: index.name, matching: index.value)
-        }
-        var matched = rows.filter { query.admits($0) && (indexed?.contains(ExactString($0.key)) ?? true) }
+        var matched = rows.filter { query.admits($0) }
         if query.sort != .key {
             matched.sort { query.precedes((query.sortValue($0), $0.key), (query.sortValue($1), $1.key)) }
         }
@@ -106,28 +100,12 @@ extension HangarStudio {
             "collection": .string(collection), "count": StudioJSON.int(rows.count),
             "matched": StudioJSON.int(matched.count), "start": StudioJSON.int(start),
             "rows": .array(page.map { .dictionary(Self.json($0)) }),
+            "indexes": .array(try await indexNames(of: collection).map { .string($0) }),
         ]
         if let last = page.last, start + page.count < matched.count {
             answer["next"] = .dictionary(["after": .string(last.key), "afterValue": .string(query.sortValue(last))])
         }
         return StudioJSON.response(answer)
-    }
-
-    /// The keys whose index `name` holds `text` read as text, and as an integer, real or boolean when it reads so.
-    func keys(in collection: String, index name: String, matching text: String) async throws -> Set<ExactString> {
-        var candidates: [PropertyList] = [.string(text)]
-        if let integer = Int64(text) { candidates.append(.integer(.init(integer))) }
-        if let real = Double(text) { candidates.append(.real(real)) }
-        if text == "true" || text == "false" { candidates.append(.boolean(text == "true")) }
-        let values = candidates
-        let found = try await store.read { reader in
-            var keys: [String] = []
-            for candidate in values {
-                keys += try await reader.keys(in: collection, index: name, equalTo: candidate)
-            }
-            return keys
-        }
-        return Set(found.map { ExactString($0) })
     }
 
     static func json(_ row: DocumentRow) -> PropertyList.Dictionary {

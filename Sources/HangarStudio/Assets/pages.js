@@ -108,10 +108,18 @@
     const sort = el('select', { name: 'sort' }, [['key', 'Key'], ['-key', 'Key, descending'], ['revision', 'Revision'],
       ['-revision', 'Revision, descending'], ['-updated', 'Last change, newest first'], ['updated', 'Last change, oldest first']]
       .map(([value, text]) => el('option', { value, selected: (query.get('sort') || 'key') === value }, text)));
+    // Any index the store has built: a page of it, in index order, paged with the cursor the API gives.
+    const index = el('select', { name: 'index', id: 'index' }, [['', '(key order)']].concat((data.indexes || []).map((i) => [i, i]))
+      .map(([value, text]) => el('option', { value, selected: (query.get('index') || '') === value }, text)));
+    const order = el('select', { name: 'order' }, [['asc', 'Ascending'], ['desc', 'Descending']]
+      .map(([value, text]) => el('option', { value, selected: (query.get('order') || 'asc') === value }, text)));
+    const indexed = Boolean(data.index);
     const form = el('form', { class: 'filters', method: 'get', action: S.links.collection(name) },
-      field('Key prefix', 'prefix'), field('Class tag', 'class'), field('Version', 'version', { placeholder: '2.0', size: 6 }),
-      field('Index', 'index', { size: 10 }), field('Index value', 'value', { size: 10 }),
-      el('label', {}, 'Sort', sort), el('button', { type: 'submit' }, 'Apply'));
+      indexed ? '' : field('Key prefix', 'prefix'), indexed ? '' : field('Class tag', 'class'),
+      indexed ? '' : field('Version', 'version', { placeholder: '2.0', size: 6 }),
+      el('label', {}, 'Index', index), field('Index value', 'value', { size: 10, placeholder: 'JSON or text' }),
+      field('Value prefix', 'valuePrefix', { size: 10 }), field('From', 'from', { size: 6 }), field('To', 'to', { size: 6 }),
+      el('label', {}, 'Order', order), indexed ? '' : el('label', {}, 'Sort', sort), el('button', { type: 'submit' }, 'Apply'));
     const rows = data.rows.map((r) => el('tr', { 'data-key': r.key },
       el('td', {}, el('a', { class: 'key', href: S.links.document(name, r.key) }, r.key)),
       el('td', { class: 'num' }, r.revision), el('td', {}, r.version), el('td', {}, r.class || ''),
@@ -123,8 +131,13 @@
     let next = '';
     if (data.next) {
       const nextQuery = new URLSearchParams(query);
-      nextQuery.set('after', data.next.after);
-      nextQuery.set('afterValue', data.next.afterValue);
+      if (data.next.cursor) {
+        nextQuery.set('cursor', data.next.cursor);
+        nextQuery.set('start', data.next.start);
+      } else {
+        nextQuery.set('after', data.next.after);
+        nextQuery.set('afterValue', data.next.afterValue);
+      }
       next = el('a', { href: S.links.collection(name, nextQuery.toString()), rel: 'next', id: 'next' }, 'Next');
     }
     S.show('Collection ' + name, form, el('p', { role: 'status' }, status),

@@ -12,16 +12,13 @@ import PropertyList
 ///
 /// A `nil` user is the open scope (a server without auth): everything is visible and nothing is claimed.
 public enum SyncOwnership {
-    /// The reserved collection of the owners.
-    public static var ownersCollection: String { "_sync.owners" }
+    /// The reserved collection of the owners (``Hangar/DocumentOwners/collection``, which every store indexes by
+    /// owner).
+    public static var ownersCollection: String { DocumentOwners.collection }
 
-    /// The key of the owner record of `key` in `collection`: `COLLECTION/KEY`, unambiguous because a scoped
-    /// collection's name holds no `/` byte (``HangarError/Code/invalidName`` otherwise), whatever the key holds.
+    /// The key of the owner record of `key` in `collection`: `COLLECTION/KEY` (``Hangar/DocumentOwners/recordKey(_:in:)``).
     static func recordKey(_ key: String, in collection: String) throws(HangarError) -> String {
-        guard !collection.utf8.contains(UInt8(ascii: "/")) else {
-            throw HangarError(.invalidName, "A collection scoped by user cannot have \"/\" in its name")
-        }
-        return "\(collection)/\(key)"
+        try DocumentOwners.recordKey(key, in: collection)
     }
 
     /// The owner of `key` in `collection`, `nil` when nobody claimed it (created in the open scope).

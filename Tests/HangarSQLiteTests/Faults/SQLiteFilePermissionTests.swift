@@ -15,8 +15,11 @@ import Testing
 
 /// Files Hangar creates are its owner's only (0600, folders 0700) whatever the umask, unless configured.
 @Suite(.serialized) struct SQLiteFilePermissionTests {
-    /// Every file and folder a store makes: the database, its -wal and -shm, backups, exports, mirrors.
-    private static func createEverything(in root: String, configuration: StoreConfiguration) async throws -> [String] {
+    /// Every file and folder a store makes: the database, its -wal and -shm, backups, exports, mirrors; each file's
+    /// permissions, read while the store is open (its -wal and -shm go when it closes).
+    private static func createEverything(in root: String, configuration: StoreConfiguration) async throws
+        -> [(file: String, permissions: UInt16?)]
+    {
         let store = try SQLiteStore(
             configuration: sqliteConfiguration(
                 root + "/data/store.sqlite", configuration, mirroring: root + "/mirror/notes"))
@@ -29,7 +32,9 @@ import Testing
             "export/notes/a.plist", "backup.sqlite", "mirror/notes/a.plist",
         ]
         for file in files { #expect(FileManager.default.fileExists(atPath: root + "/" + file), "\(file)") }
-        return files
+        let measured = files.map { (file: $0, permissions: permissions(of: root + "/" + $0)) }
+        await store.close()
+        return measured
     }
 
     @Test func filesAre0600AndFolders0700WhateverTheUmask() async throws {
@@ -37,7 +42,7 @@ import Testing
         let previous = umask(0)
         defer { umask(previous) }
         let files = try await Self.createEverything(in: root, configuration: StoreConfiguration())
-        for file in files { #expect(permissions(of: root + "/" + file) == 0o600, "\(file)") }
+        for (file, permissions) in files { #expect(permissions == 0o600, "\(file)") }
         for folder in ["data", "export", "export/notes", "mirror", "mirror/notes"] {
             #expect(permissions(of: root + "/" + folder) == 0o700, "\(folder)")
         }
@@ -51,7 +56,7 @@ import Testing
         configuration.filePermissions = 0o640
         configuration.folderPermissions = 0o750
         let files = try await Self.createEverything(in: root, configuration: configuration)
-        for file in files { #expect(permissions(of: root + "/" + file) == 0o640, "\(file)") }
+        for (file, permissions) in files { #expect(permissions == 0o640, "\(file)") }
         for folder in ["data", "export/notes", "mirror/notes"] {
             #expect(permissions(of: root + "/" + folder) == 0o750, "\(folder)")
         }

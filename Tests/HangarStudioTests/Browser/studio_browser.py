@@ -150,6 +150,30 @@ def scenario_pages(studio, expect):
         keys = [r.get_attribute("data-key") for r in studio.driver.find_elements("css selector", "tr[data-key]")]
         check(keys and keys[0] == expect["next"], "Next leads to %r, not %r" % (keys[:1], expect["next"]))
         print("ok: Next leads to " + expect["next"])
+    if expect.get("indexPages"):
+        scenario_index_pages(studio, expect)
+
+
+def scenario_index_pages(studio, expect):
+    """The collection page filters by an index the store built (picked from the list of built ones) and pages
+    through it with the API's cursor: every page in index order, none repeated, none missed."""
+    studio.open("/collections/" + segment(expect["nextCollection"]) + "?" + expect["indexQuery"], "an index page")
+    options = [o.get_attribute("value") for o in studio.driver.find_elements("css selector", "#index option")]
+    check(expect["index"] in options, "the index list %r lacks %r" % (options, expect["index"]))
+    seen = []
+    for number, wanted in enumerate(expect["indexPages"]):
+        if number:
+            studio.driver.find_element("id", "next").click()
+            studio.wait_ready()
+        keys = [r.get_attribute("data-key") for r in studio.driver.find_elements("css selector", "tr[data-key]")]
+        check(keys == wanted, "index page %d shows %r, not %r" % (number + 1, keys, wanted))
+        seen += keys
+        status = studio.driver.find_element("css selector", "[role=status]").text
+        check(("of %d matching" % expect["indexMatched"]) in status, "status line: %r" % status)
+    check(not studio.driver.find_elements("id", "next"), "a Next link after the last index page")
+    check(len(set(seen)) == len(seen), "an index page repeated a key: %r" % seen)
+    studio.screenshot("index-pages")
+    print("ok: the index pages by cursor: %r" % expect["indexPages"])
 
 
 def scenario_diff(studio, expect):

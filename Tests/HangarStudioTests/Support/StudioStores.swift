@@ -52,8 +52,16 @@ enum StudioStores {
     }
 
     /// A SQLite store file at `path` holding ``writeSample(into:hostile:)``.
+    /// The sample's app configuration: `bulk` has an index over `n` (the studio, opened without it, reads the index
+    /// as the store built it).
+    static var sampleConfiguration: StoreConfiguration {
+        var configuration = StoreConfiguration()
+        configuration.collections["bulk"] = CollectionOptions(indexes: [.path("n")])
+        return configuration
+    }
+
     static func makeSQLite(at path: String, hostile: Bool = false) async throws {
-        let store = try SQLiteStore(path: path)
+        let store = try SQLiteStore(path: path, store: sampleConfiguration)
         try await writeSample(into: store, hostile: hostile)
         await store.close()
     }
@@ -63,6 +71,11 @@ enum StudioStores {
         [
             "charts": ["notes": ["1.0": 2, "2.0": 3], "bulk": ["1.0": 60], "other": ["2.0": 1]],
             "collection": "notes", "document": "b1", "nextCollection": "bulk", "next": "k50",
+            // bulk's index `n`, from 10 to 22, most first, five a page.
+            "index": "n", "indexQuery": "index=n&from=10&to=22&order=desc&limit=5", "indexMatched": 13,
+            "indexPages": [
+                ["k22", "k21", "k20", "k19", "k18"], ["k17", "k16", "k15", "k14", "k13"], ["k12", "k11", "k10"],
+            ],
         ]
     }
 }

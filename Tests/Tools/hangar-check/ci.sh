@@ -7,7 +7,8 @@ set -euo pipefail
 out=${1:?usage: ci.sh OUT}
 rm -rf "$out"
 mkdir -p "$out"
-faults=${HANGAR_CHECK_FAULTS:-kill,pause,restart}
+# promote: the primary stopped for good and the synchronous standby promoted, midway (the servers get a URL of both).
+faults=${HANGAR_CHECK_FAULTS:-kill,pause,restart,promote}
 
 # The checks themselves, on histories made by hand.
 python3 -m unittest discover -s Tests/Tools/hangar-check -p 'test_*.py'

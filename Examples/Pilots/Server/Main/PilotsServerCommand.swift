@@ -44,6 +44,11 @@ struct PilotsServerCommand: AsyncParsableCommand {
     )
     var replicaURLs: [String] = []
 
+    @Option(
+        name: .customLong("listen-url"),
+        help: "With --url: the primary's direct URL for the change feed's LISTEN, when --url goes through PgBouncer.")
+    var listenURL: String?
+
     @Option(help: "The largest request body, in bytes (larger: 413).")
     var maxBodySize = 1 << 20
 
@@ -74,6 +79,9 @@ struct PilotsServerCommand: AsyncParsableCommand {
         if !replicaURLs.isEmpty && url == nil {
             throw ValidationError("--replica-url names a read replica of the --url database: use it with --url.")
         }
+        if listenURL != nil && url == nil {
+            throw ValidationError("--listen-url names the --url database's primary: use it with --url.")
+        }
         if schema != nil && url == nil {
             throw ValidationError("--schema names a PostgreSQL schema: use it with --url.")
         }
@@ -97,6 +105,7 @@ struct PilotsServerCommand: AsyncParsableCommand {
             }
         var configuration = PilotsServerConfiguration(store: location, logger: logger)
         configuration.replicaURLs = replicaURLs
+        configuration.listenURL = listenURL
         configuration.host = host
         configuration.port = port
         configuration.api.maximumBodySize = maxBodySize

@@ -102,14 +102,16 @@ struct PilotsAPI<Store: DocumentStore>: Sendable {
 extension StoreConfiguration {
     /// The configuration the Pilots server opens its store with: the Pilots registry, every pilot checked
     /// against the `Pilot` model whichever way it comes in (``Hangar/CollectionOptions/documents(of:history:indexes:)``),
-    /// four earlier revisions kept per pilot (none of Hangar Sync's remembered answers), and the two indexes
-    /// `GET /pilots?index=NAME&value=V` queries: `airplanes.registrationNumber` and `homeAirfield`.
+    /// four earlier revisions kept per pilot (none of Hangar Sync's remembered answers), and the indexes
+    /// `GET /pilots?index=NAME…` queries: `airplanes.registrationNumber`, `homeAirfield`, the compound
+    /// `homeAirfieldName` (home airfield, then name) and `airframeHours` (every airplane's)
+    /// (``PilotModels/Pilot/queryIndexes``).
     public static func pilotsServer() -> StoreConfiguration {
         var configuration = StoreConfiguration()
         configuration.registry = .pilots
         configuration.collections[Pilot.collection] = .documents(
             of: Pilot.self, history: .keepLast(4),
-            indexes: [.path("airplanes", "registrationNumber"), .path("homeAirfield")])
+            indexes: [.path("airplanes", "registrationNumber"), .path("homeAirfield")] + Pilot.queryIndexes)
         // Hangar Sync's remembered answers, once forgotten, leave the store.
         return configuration.keepingNoSyncHistory()
     }

@@ -24,6 +24,9 @@ public struct PilotsServerConfiguration: Sendable {
     public var store: StoreLocation
     /// With a PostgreSQL store: its read replicas' URLs (``HangarPostgres/PostgresStoreConfiguration/replicas``).
     public var replicaURLs: [String] = []
+    /// With a PostgreSQL store: where the change feed listens, when not on `url`'s primary (behind PgBouncer)
+    /// (``HangarPostgres/PostgresStoreConfiguration/listenClient``).
+    public var listenURL: String?
     /// The address to listen on.
     public var host = "127.0.0.1"
     /// The port to listen on; 0 picks a free one (given to ``onListening``).
@@ -63,7 +66,8 @@ public func buildApplication(_ configuration: PilotsServerConfiguration) async t
         return makeApplication(opened, options: options, configuration: configuration)
     case .postgres(let url, let schema):
         var postgres = try PostgresStoreConfiguration(
-            url: url, replicas: configuration.replicaURLs, schema: schema, store: .pilotsServer())
+            url: url, replicas: configuration.replicaURLs, listenURL: configuration.listenURL, schema: schema,
+            store: .pilotsServer())
         postgres.acquireTimeout = configuration.postgresAcquireTimeout
         postgres.logger = configuration.logger
         let opened = try await PostgresStore(configuration: postgres)

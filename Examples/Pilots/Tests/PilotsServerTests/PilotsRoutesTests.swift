@@ -152,6 +152,39 @@ import Testing
         }
     }
 
+    /// The server's compound index (home airfield, then name) and its index of every airplane's hours, paged
+    /// with the cursors the server gives.
+    @Test(arguments: Engine.available) func theDeclaredIndexesPageWithCursors(_ engine: Engine) async throws {
+        try await InProcessServer(engine).test { client in
+            let pilots =
+                [("p1", "Cy", "ESSB", 300), ("p2", "Ann", "ESSB", 100), ("p3", "Bo", "ESSA", 200)]
+                + [("p4", "Di", "ESSB", 400)]
+            for (key, name, field, hours) in pilots {
+                _ = try await client.put(Pilots.document(name: name, hours: hours, airfield: field), key: key)
+            }
+            func answer(_ path: String) async throws -> PropertyList.Dictionary {
+                let response = try await client.send(.get, path)
+                #expect(response.status == 200, "\(path): \(response.text)")
+                return try PropertyList(json: response.body).dictionaryValue ?? [:]
+            }
+            let first = try await answer("/pilots?index=homeAirfieldName&prefix=ESSB&limit=2")
+            #expect(first["keys"] == ["p2", "p1"])
+            guard case .string(let next)? = first["next"] else {
+                Issue.record("no next cursor: \(first)")
+                return
+            }
+            let second = try await answer("/pilots?index=homeAirfieldName&prefix=ESSB&limit=2&after=\(next)")
+            #expect(second["keys"] == ["p4"] && second["next"] == nil)
+            let byName = try await answer("/pilots?index=homeAirfieldName&value=%5B%22ESSB%22,%22Cy%22%5D")
+            #expect(byName["keys"] == ["p1"])
+            let hours = try await answer("/pilots?index=airframeHours&from=150&order=desc&limit=3")
+            #expect(hours["keys"] == ["p4", "p1", "p3"] && hours["next"] == nil)
+            #expect(try await answer("/pilots?index=airframeHours&to=250&count=true")["count"] == 2)
+            let elsewhere = try await client.send(.get, "/pilots?index=airframeHours&from=150&after=\(next)")
+            #expect(elsewhere.status == 400)
+        }
+    }
+
     @Test(arguments: Engine.available) func badBodiesAreRefusedWithTheirReason(_ engine: Engine) async throws {
         var document = Pilots.document(name: "Ada")
         guard case .dictionary(var entries) = document, case .array(var planes)? = entries["airplanes"],

@@ -8,9 +8,10 @@ struct DB: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "db",
         abstract:
-            "Manage a Hangar store: list, get, put, delete, history, export, import, check, salvage, back up, changes, rekey, sync.",
+            "Manage a Hangar store: list, get, put, delete, history, find, export, import, check, salvage, back up, changes, rekey, sync.",
         subcommands: [
-            DBList.self, DBGet.self, DBPut.self, DBRemove.self, DBHistory.self, DBExport.self, DBImport.self,
+            DBList.self, DBGet.self, DBPut.self, DBRemove.self, DBHistory.self, DBFind.self, DBExport.self,
+            DBImport.self,
             DBCheck.self, DBSalvage.self, DBBackup.self, DBChanges.self, DBRekey.self, DBSync.self,
         ]
     )
@@ -28,6 +29,10 @@ struct StoreOption: ParsableArguments {
         help: "A read replica of the --url database (a streaming standby); repeatable. Reads go to fit replicas.")
     var replicaURLs: [String] = []
     @Option(
+        name: .customLong("listen-url"),
+        help: "The primary's direct URL for the change feed's LISTEN, when --url goes through PgBouncer.")
+    var listenURL: String?
+    @Option(
         name: .long,
         help: "A file holding the store's 32-byte encryption key, raw (default: the file $HANGAR_KEY_FILE names).")
     var keyFile: String?
@@ -42,6 +47,7 @@ struct StoreOption: ParsableArguments {
         case (nil, nil): throw ValidationError("Name the store with --db PATH or --url URL.")
         case (.some, .some): throw ValidationError("Name the store with --db PATH or --url URL, not both.")
         case (.some, nil) where !replicaURLs.isEmpty: throw ValidationError("--replica-url needs --url.")
+        case (.some, nil) where listenURL != nil: throw ValidationError("--listen-url needs --url.")
         default: break
         }
     }

@@ -7,7 +7,9 @@ import PropertyList
 /// `hangar db ls (--db PATH | --url URL) [COLLECTION]`
 struct DBList: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "ls", abstract: "List the collections, or the keys of one collection, one per line.")
+        commandName: "ls",
+        abstract:
+            "List the collections, or the keys of one collection, one per line (an odd key quoted, with escapes).")
 
     @OptionGroup var store: StoreOption
     @Argument(help: "The collection whose keys to list.") var collection: String?
@@ -23,7 +25,7 @@ struct DBList: AsyncParsableCommand {
             guard !keys.isEmpty else {
                 throw self.store.notFound("No collection \(collection)")
             }
-            return keys
+            return keys.map(PrintedKey.text)
         }
         for line in lines { print(line) }
     }

@@ -53,7 +53,8 @@ func openStore(_ option: StoreOption, creating: Bool, readOnly: Bool = false, ol
                 reason: "Unknown store URL scheme \"\(scheme)\" (use postgres:// or postgresql://, or --db PATH)")
         }
         do {
-            let store = try await openPostgresStore(url: url, replicas: option.replicaURLs, encryption: encryption)
+            let store = try await openPostgresStore(
+                url: url, replicas: option.replicaURLs, listenURL: option.listenURL, encryption: encryption)
             return OpenedStore(store: store, sqlite: nil, name: name, url: url)
         } catch let failure as FileFailure {
             throw failure
@@ -91,12 +92,13 @@ private func openSQLiteStore(at path: String, readOnly: Bool, encryption: (any D
 }
 
 /// Opens the PostgreSQL store at `url` (its schema created or upgraded as needed), with `replicas` as its read
-/// replicas (`--replica-url`), waiting at most 5 seconds for a connection: a command facing an unreachable server
-/// says so soon. Error lines name the store as ``StoreURL/displayName(of:)`` does, never with the password.
-func openPostgresStore(url: String, replicas: [String] = [], encryption: (any DocumentEncryption)? = nil)
-    async throws -> PostgresStore
-{
-    var configuration = try PostgresStoreConfiguration(url: url, replicas: replicas)
+/// replicas (`--replica-url`) and `listenURL` for the change feed's `LISTEN` (`--listen-url`), waiting at most 5
+/// seconds for a connection: a command facing an unreachable server says so soon. Error lines name the store as
+/// ``StoreURL/displayName(of:)`` does, never with the password.
+func openPostgresStore(
+    url: String, replicas: [String] = [], listenURL: String? = nil, encryption: (any DocumentEncryption)? = nil
+) async throws -> PostgresStore {
+    var configuration = try PostgresStoreConfiguration(url: url, replicas: replicas, listenURL: listenURL)
     configuration.encryption = encryption
     configuration.acquireTimeout = .seconds(5)
     return try await PostgresStore(configuration: configuration)
