@@ -52,7 +52,7 @@ func runReplicaReadSection(options: Options) throws {
     let withReplicas = configuration
     let replicated = try waitFor { try await PostgresStore(configuration: withReplicas) }
     defer {
-        try? waitFor {
+        _ = try? waitFor {
             await primaryOnly.close()
             await replicated.close()
             return 0
@@ -65,7 +65,7 @@ func runReplicaReadSection(options: Options) throws {
             + "\(plan.clients) clients, each its own read; primary and \(standbys.count) streaming standbys on this "
             + "machine (\(ProcessInfo.processInfo.activeProcessorCount) cores), so the figures show what choosing a "
             + "replica and checking a token cost, not scaling; reads/s = reads / median time")
-    let contenders: [(String, (String) async throws -> Void)] = [
+    let contenders: [(String, @Sendable (String) async throws -> Void)] = [
         ("primary alone", { key in _ = try await primaryOnly.document(in: Pilot.collection, key: key) }),
         (
             "primary + \(standbys.count) replicas",
@@ -108,8 +108,9 @@ private func fillAndReplicate(_ store: PostgresStore, data: StoreData, standbys:
     }
     let deadline = ContinuousClock.now + .seconds(30)
     for standby in standbys {
-        var configuration = try PostgresStoreConfiguration(url: standby).makeClientConfiguration()
-        configuration.options.minimumConnections = 0
+        var standbyConfiguration = try PostgresStoreConfiguration(url: standby).makeClientConfiguration()
+        standbyConfiguration.options.minimumConnections = 0
+        let configuration = standbyConfiguration
         let replayed = try waitFor {
             try await withStandby(configuration) { client in
                 while ContinuousClock.now < deadline {
