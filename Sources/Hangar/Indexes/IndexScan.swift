@@ -124,11 +124,12 @@ import PropertyList
         }
         if let keyScope {
             sql += " AND e.key >= \(bind(.text(keyScope.prefix))) AND e.key < \(bind(.text(keyScope.end)))"
-            // Both engines count substr's start in characters (code points of UTF-8 text).
+            // Both engines count substr's start in characters (code points of UTF-8 text); PostgreSQL's substr takes an
+            // integer (int4), not the bigint an integer argument binds as, hence the cast.
             let start = bind(.integer(keyScope.prefix.unicodeScalars.count + 1))
             sql +=
                 " AND EXISTS (SELECT 1 FROM \(documents) AS d WHERE d.collection = \(bind(.text(keyScope.collection)))"
-            sql += " AND d.key = substr(e.key, \(start)))"
+            sql += " AND d.key = substr(e.key, CAST(\(start) AS INTEGER)))"
         }
         if firstValueOnly {
             sql += " AND NOT EXISTS (SELECT 1 FROM \(table) AS f WHERE f.collection = \(placeholder(1))"
