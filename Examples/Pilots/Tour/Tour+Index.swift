@@ -30,27 +30,35 @@ extension Tour {
         // Keys compared by their bytes.
         let once = Set(listed.map { Array($0.utf8) }).count == listed.count && listed.count == count
         print("  \(listed.count) pilots on \(pages) pages, each listed once: \(once ? "yes" : "no: THIS IS A BUG")")
-        let fromESSB = try await store.read {
+        let atHome = try await store.read {
             try await $0.page(
                 IndexQuery(
-                    collection: Pilot.collection, index: Pilot.homeAirfieldNameIndex.name, match: .prefix(["ESSB"])))
+                    collection: Pilot.collection, index: Pilot.homeAirfieldNameIndex.name,
+                    match: .prefix([.string(tourWatchedAirfield)])))
         }
-        print("  Home airfield ESSB, by name (index homeAirfieldName): \(fromESSB.keys.joined(separator: ", "))")
+        print(
+            "  Home airfield \(tourWatchedAirfield), by name (index homeAirfieldName): "
+                + atHome.keys.joined(separator: ", "))
     }
 }
 
-/// The key step 12 saves at ESSB and deletes again while it watches that airfield's pilots.
+/// The key step 12 saves at ``tourWatchedAirfield`` and deletes again while it watches that airfield's pilots.
 let tourWatchedKey = "SE-LIVE-0001"
+
+/// The airfield steps 11 and 12 query: Ada's home since step 5 moved her there.
+let tourWatchedAirfield = "ESKN"
 
 extension Tour {
     // MARK: 12
 
-    /// Watches the pilots of ESSB by name (a live query): the page now, then the page again when a pilot arrives at
-    /// ESSB and when it leaves, each as of the change that altered it.
+    /// Watches the pilots of ``tourWatchedAirfield`` by name (a live query): the page now, then the page again when a
+    /// pilot arrives there and when it leaves, each as of the change that altered it.
     func watchAQuery() async throws {
         heading(12, "Watch a query: the page again when a change alters it")
         let query = IndexQuery(
-            collection: Pilot.collection, index: Pilot.homeAirfieldNameIndex.name, match: .prefix(["ESSB"]), limit: 10)
+            collection: Pilot.collection, index: Pilot.homeAirfieldNameIndex.name,
+            match: .prefix([.string(tourWatchedAirfield)]),
+            limit: 10)
         // The page is read before the writes, each next page after the write that alters it; all in one task
         // that the watchdog cancels, so a live query that misses a change fails the tour instead of hanging it.
         let watcher = Task { [store] in
@@ -61,7 +69,7 @@ extension Tour {
             var visitor = Fleet.mei
             visitor.homeAirfield = "ESVA"
             try await store.write { [visitor] in try await $0.save(visitor, key: tourWatchedKey) }
-            visitor.homeAirfield = "ESSB"
+            visitor.homeAirfield = tourWatchedAirfield
             try await store.write { [visitor] in try await $0.save(visitor, key: tourWatchedKey) }
             if let arrived = try await pages.next() { seen.append(arrived) }
             try await store.write { try await $0.delete(key: tourWatchedKey, in: Pilot.collection) }
@@ -73,13 +81,14 @@ extension Tour {
             watcher.cancel()
         }
         defer { watchdog.cancel() }
-        print("  The tour saves \(tourWatchedKey) at ESVA, moves it to ESSB, then deletes it")
+        print("  The tour saves \(tourWatchedKey) at ESVA, moves it to \(tourWatchedAirfield), then deletes it")
         let results = (try? await watcher.value) ?? []
         guard results.count == 3 else {
             throw TourError("the live query did not give its three pages within 10 s")
         }
         for result in results {
-            var line = "  as of change \(pad("\(result.sequence)", 4)) ESSB: \(result.keys.joined(separator: ", "))"
+            var line =
+                "  as of change \(pad("\(result.sequence)", 4)) \(tourWatchedAirfield): \(result.keys.joined(separator: ", "))"
             if let changes = result.changes {
                 if !changes.added.isEmpty { line += " (added \(changes.added.joined(separator: ", ")))" }
                 if !changes.removed.isEmpty { line += " (removed \(changes.removed.joined(separator: ", ")))" }

@@ -5,7 +5,7 @@ import Testing
 /// Runs the built `pilots` executable with `--url`, on a schema of its own on the test server
 /// (`Scripts/with-postgres.sh swift test`; skipped, loudly, without one), and checks the same output as on SQLite.
 @Suite(.enabled(if: TestPostgres.shouldRun)) struct PilotsTourPostgresTests {
-    @Test func theTourRunsAllTenStepsOnPostgreSQLAndCanRunAgain() throws {
+    @Test func theTourRunsEveryStepOnPostgreSQLAndCanRunAgain() throws {
         let server = try TestPostgres.requireURL()
         let schema = TestPostgres.uniqueSchemaName("pilotstour")
         let url = server + "?schema=" + schema
