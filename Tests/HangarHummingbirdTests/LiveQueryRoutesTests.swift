@@ -13,7 +13,7 @@ import Testing
 /// `GET /C?index=…` with `Accept: text/event-stream`: the index query live, over a server on a loopback port and a
 /// real HTTP client reading the stream as it comes: the `result` event, a `change` event per change that alters the
 /// page (and none for one that does not), the same 400s as the query, a per-user collection showing only the caller's
-/// documents, and a client that leaves ending the server's live query.
+/// documents (live and plain), and a client that leaves ending the server's live query.
 @Suite struct LiveQueryRoutesTests {
     static func configuration(_ recorder: LogRecorder) -> StoreConfiguration {
         var configuration = StoreConfiguration()
@@ -125,6 +125,55 @@ import Testing
             #expect(change.data?["keys"] == ["a1", "a2"] && change.data?["added"] == ["a2"])
             #expect(change.data?["sequence"] == .integer(.init(try await store.lastChangeSequence())))
             stream.close()
+            try await client.shutdown()
+        }
+        await store.close()
+    }
+
+    /// A plain index query in a per-user collection is answered from the owners index in the same scan: the
+    /// caller's keys alone, paged with a cursor that is theirs (another user's is 400), and counted.
+    @Test func aPerUserIndexQueryPagesAndCountsOnlyTheCallersDocuments() async throws {
+        let directory = try TemporaryDirectory()
+        let store = try SQLiteStore(
+            path: directory.path + "/store.sqlite", store: Self.configuration(LogRecorder()))
+        try await Self.serving(store, perUser: true) { port in
+            let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+            let (ada, bob) = (try await Tokens.token("ada"), try await Tokens.token("bob"))
+            func send(_ path: String, as token: String, put body: PropertyList? = nil) async throws -> (
+                status: UInt, body: PropertyList?
+            ) {
+                var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)" + path)
+                request.headers.add(name: "Authorization", value: "Bearer \(token)")
+                request.headers.add(name: "Accept", value: "application/json")
+                if let body {
+                    request.method = .PUT
+                    request.headers.add(name: "Content-Type", value: "application/json")
+                    request.body = .bytes(try body.encoded(as: .json))
+                }
+                let response = try await client.execute(request, timeout: .seconds(30))
+                let bytes = try await response.body.collect(upTo: 1 << 20)
+                return (response.status.code, try? PropertyList(json: Array(bytes.readableBytesView)))
+            }
+            for (key, airfield, token) in [
+                ("a1", "ESSB", ada), ("b1", "ESSB", bob), ("a2", "ESSB", ada), ("a3", "ESSA", ada),
+                ("b2", "ESSB", bob), ("a4", "ESSB", ada),
+            ] {
+                let put = try await send("/pilots/\(key)", as: token, put: Self.pilot(key, airfield))
+                #expect(put.status == 201, "PUT \(key)")
+            }
+            let query = "/pilots?index=homeAirfield&value=ESSB"
+            let first = try await send(query + "&limit=2", as: ada)
+            #expect(first.status == 200 && first.body?["keys"] == ["a1", "a2"], "\(String(describing: first.body))")
+            guard case .string(let cursor)? = first.body?["next"] else {
+                Issue.record("no next cursor: \(String(describing: first.body))")
+                return
+            }
+            let second = try await send(query + "&limit=2&after=\(cursor)", as: ada)
+            #expect(second.body?["keys"] == ["a4"] && second.body?["next"] == nil, "\(String(describing: second.body))")
+            #expect(try await send(query + "&after=\(cursor)", as: bob).status == 400)
+            #expect(try await send(query + "&count=true", as: ada).body?["count"] == 3)
+            #expect(try await send(query + "&count=true", as: bob).body?["count"] == 2)
+            #expect(try await send(query + "&order=desc", as: bob).body?["keys"] == ["b2", "b1"])
             try await client.shutdown()
         }
         await store.close()

@@ -33,9 +33,23 @@ import Testing
                     SELECT 'fleet', 'baseName', '\\x40'::bytea || int4send(i % 7) || '\\x0000'::bytea, 'k' || i
                     FROM generate_series(1, 20000) AS i
                     """)
+                // u1 owns a third of them (the owners index's entries of `fleet/KEY`).
+                var owner = PostgresBindings()
+                owner.append(ByteBuffer(bytes: IndexValue.encoded(.string("u1")) ?? []))
+                _ = try await transaction.query(
+                    """
+                    INSERT INTO \(table) (collection, name, value, key)
+                    SELECT '_sync.owners', 'owner', $1, 'fleet/k' || i FROM generate_series(1, 20000) AS i WHERE i % 3 = 1
+                    """, owner)
                 try await transaction.execute("ANALYZE \(table)")
             }
-            for (name, query, components) in PlannedQueries.queries() {
+            // Each query in the open scope and in u1's: each entry's owner record one lookup of the primary key.
+            let queries = PlannedQueries.queries().flatMap { name, query, components in
+                var owned = query
+                owned.owner = "u1"
+                return [(name, query, components), (name + ", u1's", owned, components)]
+            }
+            for (name, query, components) in queries {
                 let scan = try IndexScan.plan(query, components: components)
                 let position = scan.range.first?.bound ?? [0x20, 3]
                 for scan in [scan, scan.with(after: IndexScan.Entry(value: position, key: "k"), limit: 6)] {
@@ -57,6 +71,9 @@ import Testing
                     #expect(!text.contains("Sort") && !text.contains("Seq Scan"), "\(name):\n\(text)")
                     #expect(text.contains("Index Scan") || text.contains("Index Only Scan"), "\(name):\n\(text)")
                     #expect(text.contains("index_entries_pkey on index_entries e"), "\(name):\n\(text)")
+                    #expect(
+                        query.owner == nil || text.contains(" on index_entries o"),
+                        "\(name):\n\(text)")
                 }
             }
         } catch {

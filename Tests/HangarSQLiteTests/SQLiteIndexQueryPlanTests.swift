@@ -35,12 +35,25 @@ import Testing
         }
         let raw = try SQLiteConnection(path: path, mode: .readOnly, busyTimeout: 1_000)
         for (name, query, components) in PlannedQueries.queries() {
-            for scan in try Self.scans(query, components: components) {
-                let details = try Self.plan(of: scan, on: raw)
-                let searches = details.filter { $0.hasPrefix("SEARCH e USING PRIMARY KEY") }
-                #expect(searches.count == 1, "\(name): \(details)")
-                #expect(!details.contains { $0.hasPrefix("SCAN") || $0.contains("TEMP B-TREE") }, "\(name): \(details)")
-                #expect(!details.contains { $0.hasPrefix("SEARCH f") && !$0.contains("=?") }, "\(name): \(details)")
+            // In one owner's scope too: each entry's owner record is one lookup of the owners index's entry.
+            var owned = query
+            owned.owner = "u1"
+            for (name, query) in [(name, query), (name + ", u1's", owned)] {
+                for scan in try Self.scans(query, components: components) {
+                    let details = try Self.plan(of: scan, on: raw)
+                    let searches = details.filter { $0.hasPrefix("SEARCH e USING PRIMARY KEY") }
+                    #expect(searches.count == 1, "\(name): \(details)")
+                    #expect(
+                        !details.contains { $0.hasPrefix("SCAN") || $0.contains("TEMP B-TREE") }, "\(name): \(details)")
+                    #expect(
+                        !details.contains { $0.hasPrefix("SEARCH f") && !$0.contains("=?") }, "\(name): \(details)")
+                    #expect(
+                        query.owner == nil
+                            || details.contains { detail in
+                                detail.hasPrefix("SEARCH o USING")
+                                    && ["collection=?", "name=?", "value=?", "key=?"].allSatisfy(detail.contains)
+                            }, "\(name): \(details)")
+                }
             }
         }
     }

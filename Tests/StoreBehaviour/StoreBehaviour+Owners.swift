@@ -64,3 +64,78 @@ extension StoreBehaviour {
         }
     }
 }
+
+extension StoreBehaviour {
+    /// An index query in one owner's scope (``Hangar/IndexQuery/owner``): the owner's documents in the range, in
+    /// the query's order, paged with cursors in either direction and counted, against a brute-force answer; owners
+    /// told apart by their ids' bytes; a cursor of one owner's query refused for another's.
+    func indexQueriesInAnOwnersScope() async throws {
+        var configuration = Self.configuration()
+        configuration.collections["hangars"] = CollectionOptions(indexes: [.path("hours", name: "hours")])
+        try await withStore(configuration) { store in
+            // Thirty documents, hours 0…9 three times over; k00, k02, … are ann's (NFC é), the odd multiples of 3
+            // are anne's (NFD: another user), the rest nobody's.
+            func owner(_ number: Int) -> String? {
+                number % 2 == 0 ? "ann\u{E9}" : number % 3 == 0 ? "anne\u{301}" : nil
+            }
+            try await store.write { transaction in
+                for number in 0..<30 {
+                    let key = String(format: "k%02d", number)
+                    let document: PropertyList = [
+                        "majorVersion": 1, "minorVersion": 0, "hours": .integer(.init(number % 10)),
+                    ]
+                    try await transaction.save(envelope: document, key: key, in: "hangars")
+                    if let user = owner(number) {
+                        try await transaction.save(
+                            envelope: Self.ownerRecord(user), key: try DocumentOwners.recordKey(key, in: "hangars"),
+                            in: DocumentOwners.collection)
+                    }
+                }
+            }
+            for user in ["ann\u{E9}", "anne\u{301}", "nobody"] {
+                let expected = (0..<30).filter { owner($0).map { $0.hasSameBytes(as: user) } ?? false }
+                    .filter { (2...7).contains($0 % 10) }
+                    .sorted { ($0 % 10, String(format: "k%02d", $0)) < ($1 % 10, String(format: "k%02d", $1)) }
+                    .map { String(format: "k%02d", $0) }
+                for order in [IndexQuery.Order.ascending, .descending] {
+                    var query = IndexQuery(
+                        collection: "hangars", index: "hours", match: .range(from: .included(2), to: .included(7)),
+                        order: order, limit: 4, owner: user)
+                    var listed: [String] = []
+                    while true {
+                        let page = try await store.read { [query] in try await $0.page(query, documents: true) }
+                        #expect(page.documents.map(\.key) == page.keys, "\(engine)")
+                        listed += page.keys
+                        guard let next = page.next else { break }
+                        query.after = next
+                    }
+                    #expect(
+                        listed == (order == .ascending ? expected : expected.reversed()), "\(engine) \(user) \(order)")
+                }
+                let count = try await store.read {
+                    try await $0.count(
+                        IndexQuery(
+                            collection: "hangars", index: "hours", match: .range(from: .included(2), to: .included(7)),
+                            owner: user))
+                }
+                #expect(count == expected.count, "\(engine) \(user)")
+            }
+            // Ann's cursor is not anne's, nor the open scope's.
+            let first = try await store.read {
+                try await $0.page(IndexQuery(collection: "hangars", index: "hours", limit: 2, owner: "ann\u{E9}"))
+            }
+            guard let cursor = first.next else {
+                Issue.record("\(engine): ann's first page has no next cursor")
+                return
+            }
+            for other in ["anne\u{301}", nil] {
+                try await expectError(.invalidCursor) {
+                    _ = try await store.read {
+                        try await $0.page(
+                            IndexQuery(collection: "hangars", index: "hours", limit: 2, after: cursor, owner: other))
+                    }
+                }
+            }
+        }
+    }
+}

@@ -81,6 +81,7 @@ public struct StoreBehaviour<Engine: DocumentStore>: Sendable {
         case .pagingUnderConcurrentWriters: try await pagingUnderConcurrentWriters()
         case .liveQueries: try await liveQueries()
         case .ownedKeysFromTheOwnersIndex: try await ownedKeysFromTheOwnersIndex()
+        case .indexQueriesInAnOwnersScope: try await indexQueriesInAnOwnersScope()
         }
     }
 
@@ -118,7 +119,7 @@ public enum Behaviour: String, CaseIterable, Sendable, CustomTestStringConvertib
     case readOnlyRefusesEveryWrite, deleteOfANewerMajorRefused, exportsHonourPermissions
     case restoreOverANewerMajorRefused, singleWritesKeepTheRules
     case compoundIndexOrder, keysetPagesAndCursors, compoundIndexLifecycle, indexQueriesAgainstAModel
-    case pagingUnderConcurrentWriters, liveQueries, ownedKeysFromTheOwnersIndex
+    case pagingUnderConcurrentWriters, liveQueries, ownedKeysFromTheOwnersIndex, indexQueriesInAnOwnersScope
 
     public var testDescription: String { rawValue }
 }

@@ -40,18 +40,24 @@ extension DocumentReader {
     public func ownedKeys(in collection: String, owner: String, limit: Int, offset: Int = 0)
         async throws(HangarError) -> (keys: [String], more: Bool)?
     {
-        let definition = DocumentOwners.index
-        let built = try await builtIndexes(in: DocumentOwners.collection)
-        guard
-            built.contains(where: {
-                $0.name.hasSameBytes(as: definition.name) && $0.fingerprint.hasSameBytes(as: definition.fingerprint)
-            })
-        else { return nil }
+        guard try await hasOwnersIndex() else { return nil }
         let scan = try IndexScan.owned(in: collection, by: owner, limit: limit, offset: offset)
         let entries = try await indexEntries(scan)
         let prefix = scan.keyScope?.prefix.utf8.count ?? 0
         let keys = entries.prefix(limit).map { String(decoding: $0.key.utf8.dropFirst(prefix), as: UTF8.self) }
         return (keys, entries.count > limit)
+    }
+}
+
+extension DocumentReader {
+    /// Whether the store has built the owners index (``DocumentOwners/index``), which ``ownedKeys(in:owner:limit:offset:)``
+    /// and queries with an ``IndexQuery/owner`` read. Every store builds it on open; a store opened read-only since
+    /// before this Hangar kept one has not.
+    public func hasOwnersIndex() async throws(HangarError) -> Bool {
+        let definition = DocumentOwners.index
+        return try await builtIndexes(in: DocumentOwners.collection).contains {
+            $0.name.hasSameBytes(as: definition.name) && $0.fingerprint.hasSameBytes(as: definition.fingerprint)
+        }
     }
 }
 
@@ -61,19 +67,16 @@ extension IndexScan {
     static func owned(in collection: String, by owner: String, limit: Int, offset: Int) throws(HangarError)
         -> IndexScan
     {
-        try DocumentOwners.checkScopable(collection)
+        let scope = try OwnerScope(owner: owner, collection: collection)
         guard limit >= 1, offset >= 0 else {
             throw HangarError(.invalidQuery, "A page of owned keys has a limit of 1 or more and an offset of 0 or more")
-        }
-        guard let value = IndexValue.encoded(.string(owner)) else {
-            throw HangarError(.invalidQuery, "An owner's id cannot be indexed", collection: collection)
         }
         // "/" is 0x2F: every key that begins "COLLECTION/" sorts before "COLLECTION0".
         return IndexScan(
             collection: DocumentOwners.collection, index: DocumentOwners.index.name,
-            range: [Condition(comparison: .equal, bound: value)], after: nil, descending: false,
+            range: [Condition(comparison: .equal, bound: scope.value)], after: nil, descending: false,
             limit: min(limit, 1 << 40) + 1, firstValueOnly: false,
-            keyScope: KeyScope(prefix: collection + "/", collection: collection, end: collection + "0"),
+            keyScope: KeyScope(prefix: scope.recordPrefix, collection: collection, end: collection + "0"),
             offset: offset)
     }
 }

@@ -85,9 +85,16 @@ extension DocumentReader {
         try await builtIndexes(in: collection).map(\.name)
     }
 
-    /// The scan of `query`, on the index as the store built it.
+    /// The scan of `query`, on the index as the store built it. A query with an ``IndexQuery/owner`` needs the
+    /// owners index (``hasOwnersIndex()``): ``HangarError/Code/notFound`` without it.
     func scan(of query: IndexQuery) async throws(HangarError) -> IndexScan {
-        try IndexScan.plan(query, components: try await builtIndex(query.index, in: query.collection).components)
+        if query.owner != nil, try await !hasOwnersIndex() {
+            throw HangarError(
+                .notFound, "The owners index is not built (the store was opened read-only before it kept one)",
+                collection: query.collection)
+        }
+        return try IndexScan.plan(
+            query, components: try await builtIndex(query.index, in: query.collection).components)
     }
 
     /// The index `name` of `collection` as built, by its name's bytes; ``HangarError/Code/notFound`` naming the

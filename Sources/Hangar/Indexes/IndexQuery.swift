@@ -66,11 +66,15 @@ public struct IndexQuery: Sendable {
     /// Where the page starts: the ``IndexPage/next`` cursor of the page before (of the same query), or `nil` for
     /// the first page.
     public var after: IndexCursor?
+    /// When set, only the documents this user owns (``DocumentOwners``, told apart by the bytes of their ids): the
+    /// page is still one scan of the index, each entry checked against the owners index in the same statement. A
+    /// cursor of one owner's query is refused for another's.
+    public var owner: String?
 
     /// A query of `index` in `collection`.
     public init(
         collection: String, index: String, match: Match = .all, order: Order = .ascending, limit: Int = 100,
-        after: IndexCursor? = nil
+        after: IndexCursor? = nil, owner: String? = nil
     ) {
         self.collection = collection
         self.index = index
@@ -78,6 +82,7 @@ public struct IndexQuery: Sendable {
         self.order = order
         self.limit = limit
         self.after = after
+        self.owner = owner
     }
 }
 

@@ -15,7 +15,10 @@ extension IndexScan {
         let scan = IndexScan(
             collection: query.collection, index: query.index, range: range, after: nil,
             descending: query.order == .descending, limit: min(query.limit, 1 << 40) + 1,
-            firstValueOnly: firstValueOnly)
+            firstValueOnly: firstValueOnly,
+            owner: try query.owner.map { owner throws(HangarError) in
+                try OwnerScope(owner: owner, collection: query.collection)
+            })
         guard let cursor = query.after else { return scan }
         let position = try cursor.position(in: scan.scope)
         guard scan.contains(position.value) else {

@@ -66,6 +66,33 @@ import PropertyList
         public let end: String
     }
 
+    /// Entries of documents one user owns: those whose owner record (`PREFIX` followed by the entry's key, in
+    /// ``DocumentOwners/collection``) has the owners index value ``value``.
+    public struct OwnerScope: Sendable {
+        /// The owner's id as the owners index encodes it.
+        public let value: [UInt8]
+        /// What an owner record's key is before the document's key: `COLLECTION/`.
+        public let recordPrefix: String
+
+        init(owner: String, collection: String) throws(HangarError) {
+            try DocumentOwners.checkScopable(collection)
+            guard let value = IndexValue.encoded(.string(owner)) else {
+                throw HangarError(.invalidQuery, "An owner's id cannot be indexed", collection: collection)
+            }
+            self.value = value
+            recordPrefix = collection + "/"
+        }
+
+        /// The condition that entry `e`'s document is owned, rendered with `bind`: one lookup of the owner record's
+        /// entry per entry scanned. Its `OFFSET 0` keeps PostgreSQL from making it a join (which may hash the owner's
+        /// entries and sort the page) so that the page stays one ordered scan on both engines.
+        func condition(table: String, bind: (Argument) -> String) -> String {
+            " AND EXISTS (SELECT 1 FROM \(table) AS o WHERE o.collection = \(bind(.text(DocumentOwners.collection)))"
+                + " AND o.name = \(bind(.text(DocumentOwners.index.name))) AND o.value = \(bind(.blob(value)))"
+                + " AND o.key = \(bind(.text(recordPrefix))) || e.key LIMIT 1 OFFSET 0)"
+        }
+    }
+
     public let collection: String
     public let index: String
     /// The conditions every value of the query's range meets.
@@ -86,6 +113,8 @@ import PropertyList
     /// When set, the scan reads this key's entries of the index instead (all its values, ascending; the range, the
     /// position and the limit left out): one lookup by key, how a live query learns where a changed document now is.
     public let onlyKey: String?
+    /// Only the entries of documents this user owns, when set (``OwnerScope``).
+    public let owner: OwnerScope?
 
     /// The statement reading the scan's entries (columns `value`, `key`) from `table`, with `placeholder(n)` for
     /// the n-th argument (1-based), and its arguments.
@@ -131,6 +160,7 @@ import PropertyList
                 " AND EXISTS (SELECT 1 FROM \(documents) AS d WHERE d.collection = \(bind(.text(keyScope.collection)))"
             sql += " AND d.key = substr(e.key, CAST(\(start) AS INTEGER)))"
         }
+        if let owner { sql += owner.condition(table: table, bind: bind) }
         if firstValueOnly {
             sql += " AND NOT EXISTS (SELECT 1 FROM \(table) AS f WHERE f.collection = \(placeholder(1))"
             sql += " AND f.key = e.key AND f.name = \(placeholder(2))"
@@ -149,20 +179,26 @@ import PropertyList
     /// arguments.
     public func countStatement(table: String, placeholder: (Int) -> String) -> (sql: String, arguments: [Argument]) {
         var arguments: [Argument] = [.text(collection), .text(index)]
-        var sql = "SELECT count(\(firstValueOnly ? "DISTINCT key" : "*")) FROM \(table)"
-        sql += " WHERE collection = \(placeholder(1)) AND name = \(placeholder(2))"
-        for condition in range {
-            arguments.append(.blob(condition.bound))
-            sql += " AND value \(condition.comparison.rawValue) \(placeholder(arguments.count))"
+        func bind(_ argument: Argument) -> String {
+            arguments.append(argument)
+            return placeholder(arguments.count)
         }
+        var sql = "SELECT count(\(firstValueOnly ? "DISTINCT e.key" : "*")) FROM \(table) AS e"
+        sql += " WHERE e.collection = \(placeholder(1)) AND e.name = \(placeholder(2))"
+        for condition in range {
+            sql += " AND e.value \(condition.comparison.rawValue) \(bind(.blob(condition.bound)))"
+        }
+        if let owner { sql += owner.condition(table: table, bind: bind) }
         return (sql, arguments)
     }
 
     init(
         collection: String, index: String, range: [Condition], after: Entry?, descending: Bool, limit: Int,
-        firstValueOnly: Bool, keyScope: KeyScope? = nil, offset: Int = 0, onlyKey: String? = nil
+        firstValueOnly: Bool, keyScope: KeyScope? = nil, offset: Int = 0, onlyKey: String? = nil,
+        owner: OwnerScope? = nil
     ) {
         self.onlyKey = onlyKey
+        self.owner = owner
         self.collection = collection
         self.index = index
         self.range = range
@@ -178,7 +214,7 @@ import PropertyList
     func with(after: Entry?, limit: Int, descending: Bool? = nil) -> IndexScan {
         IndexScan(
             collection: collection, index: index, range: range, after: after, descending: descending ?? self.descending,
-            limit: limit, firstValueOnly: firstValueOnly, keyScope: keyScope, offset: offset)
+            limit: limit, firstValueOnly: firstValueOnly, keyScope: keyScope, offset: offset, owner: owner)
     }
 
     /// The scan of `key`'s entries of this index (``onlyKey``).
@@ -199,6 +235,10 @@ import PropertyList
         for condition in range {
             bytes += Array(condition.comparison.rawValue.utf8) + [0]
             bytes += withUnsafeBytes(of: UInt32(condition.bound.count).bigEndian, Array.init) + condition.bound
+        }
+        if let owner {
+            // 0xFF never begins a comparison's text: an owner's scope cannot read as one more condition.
+            bytes += [0xFF] + withUnsafeBytes(of: UInt32(owner.value.count).bigEndian, Array.init) + owner.value
         }
         let digest = IndexCursor.checksum(bytes)
         return IndexCursorScope(

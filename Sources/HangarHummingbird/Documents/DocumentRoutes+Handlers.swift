@@ -4,8 +4,8 @@ import Hummingbird
 import PropertyList
 
 extension DocumentRoutes {
-    /// `GET /C?limit=&offset=[&class=TAG | &index=NAME&value=V]`: a page of keys, sorted, as
-    /// `{keys, offset, limit, nextOffset?}` (`nextOffset` only when more keys follow).
+    /// `GET /C?limit=&offset=[&class=TAG]`: a page of keys, sorted, as `{keys, offset, limit, nextOffset?}`
+    /// (`nextOffset` only when more keys follow); with `index=NAME`, an index query (`queryIndex`).
     func listKeys(_ request: Request) async throws -> Response {
         if let index = request.uri.queryParameters.get("index") { return try await queryIndex(request, index: index) }
         let formats = try Answers.formats(request)
@@ -14,7 +14,7 @@ extension DocumentRoutes {
             try integer(query.get("limit"), name: "limit", in: 1...options.maximumPageSize)
             ?? options.defaultPageSize
         let offset = try integer(query.get("offset"), name: "offset", in: 0...Int.max) ?? 0
-        let filter = try KeyFilter(query: query, declared: store.configuration.options(for: name).indexes)
+        let filter = try KeyFilter(query: query)
         let user = try user()
         let read = try await store.read(after: try TokenHeader.token(request)) { reader in
             try await filter.page(of: name, in: reader, limit: limit, offset: offset, user: user)
@@ -253,31 +253,22 @@ extension DocumentRoutes {
     }
 }
 
-/// What a list (`GET /C`) lists: every key, or those of a class tag, or those an index maps a value to.
+/// What an offset list (`GET /C` without `index=`, which `DocumentRoutes+IndexQuery.swift` answers) lists: every
+/// key, or those of a class tag.
 struct KeyFilter: Sendable {
     enum Kind: Sendable {
         case all
         case classTag(String)
-        case index(String, value: String)
     }
     let kind: Kind
 
-    /// The filter `class=TAG` or `index=NAME&value=V` asks for (one at a time); 400 for an undeclared index.
-    init(query: Parameters, declared: [IndexDefinition]) throws(HangarHTTPError) {
-        let classTag = query.get("class")
-        let index = query.get("index")
-        let value = query.get("value")
-        switch (classTag, index, value) {
-        case (nil, nil, nil): kind = .all
-        case (let tag?, nil, nil): kind = .classTag(tag)
-        case (nil, let index?, let value?):
-            guard declared.contains(where: { $0.name.hasSameBytes(as: index) }) else {
-                let names = declared.map(\.name).sorted().joined(separator: ", ")
-                throw HangarHTTPError(.badRequest, "No index \(index.debugDescription); the indexes are \(names)")
-            }
-            kind = .index(index, value: value)
+    /// The filter `class=TAG` asks for, or none; 400 for `value=` without `index=`.
+    init(query: Parameters) throws(HangarHTTPError) {
+        switch (query.get("class"), query.get("value")) {
+        case (nil, nil): kind = .all
+        case (let tag?, nil): kind = .classTag(tag)
         default:
-            throw HangarHTTPError(.badRequest, "Filter by class=TAG or by index=NAME&value=V, one at a time")
+            throw HangarHTTPError(.badRequest, "Filter by class=TAG, or by index=NAME&value=V, one at a time")
         }
     }
 
@@ -300,8 +291,6 @@ struct KeyFilter: Sendable {
             }
             keys = try await reader.keys(in: collection, order: .ascending, limit: nil, offset: 0)
         case .classTag(let tag): keys = try await reader.keys(in: collection, classTag: tag)
-        case .index(let index, let value):
-            keys = try await reader.keys(in: collection, index: index, equalTo: .string(value))
         }
         if user != nil {
             var owned: [String] = []

@@ -51,10 +51,17 @@ extension DocumentRoutes {
             return try await liveQuery(query, user: user, request: request)
         }
         if counting {
-            guard user == nil else {
-                throw HangarHTTPError(.badRequest, "count=true is not answered when documents are scoped by user")
+            let count = try await store.read { [query] reader in
+                var query = query
+                if let user {
+                    guard try await reader.hasOwnersIndex() else {
+                        throw HangarHTTPError(
+                            .badRequest, "count=true needs the owners index, which this store has not built")
+                    }
+                    query.owner = user
+                }
+                return try await reader.count(query)
             }
-            let count = try await store.read { [query] in try await $0.count(query) }
             return try Answers.respond(["count": .integer(.init(count))], in: formats)
         }
         let page = try await store.read { [query] reader in
@@ -75,13 +82,19 @@ extension DocumentRoutes {
         return try Answers.respond(.dictionary(answer), in: formats)
     }
 
-    /// A page of `query` holding only what `user` may see: pages are read on until `limit` visible keys are found
-    /// or none follow, so that the cursor still marks exactly where the next page starts.
+    /// A page of `query` holding only what `user` may see: one scan that checks each entry against the owners
+    /// index (``Hangar/IndexQuery/owner``). A store that has not built it (opened read-only) checks key by key:
+    /// pages are read on until `limit` visible keys are found or none follow, so that the cursor still marks
+    /// exactly where the next page starts.
     static func visiblePage(_ query: IndexQuery, documents: Bool, user: String?, in reader: some DocumentReader)
         async throws -> IndexPage
     {
-        guard user != nil else { return try await reader.page(query, documents: documents) }
+        guard let user else { return try await reader.page(query, documents: documents) }
         var query = query
+        if try await reader.hasOwnersIndex() {
+            query.owner = user
+            return try await reader.page(query, documents: documents)
+        }
         let limit = query.limit
         var keys: [String] = []
         var stored: [StoredDocument] = []

@@ -23,6 +23,8 @@ package struct ReplayGate: Sendable {
     let wait: Duration
     /// How long to wait for one of the replica's connections.
     let acquireTimeout: Duration
+    /// The replica the read runs on, whose replay its checks have seen.
+    let replica: PostgresReplicaSet.Replica
 }
 
 /// The replica had not replayed the token's position within the wait: the primary serves the read.
@@ -42,7 +44,7 @@ extension PostgresEngine {
         if let replicaSet, after == nil || after?.walPosition != nil, let replica = replicaSet.pick() {
             let gate = ReplayGate(
                 position: after?.walPosition, timeline: replicaSet.primaryTimeline, wait: configuration.replicaWait,
-                acquireTimeout: configuration.maximumReplicaLag)
+                acquireTimeout: configuration.maximumReplicaLag, replica: replica)
             do {
                 return try await withTransaction(
                     options, on: replica.client, gate: gate, token: token, isolation: isolation, body)
@@ -65,15 +67,19 @@ extension PostgresEngine {
     }
 
     /// Waits, polling, until the server behind `connection` follows `gate`'s timeline and has replayed its
-    /// position; throws ``ReplicaBehind`` once ``ReplayGate/wait`` passed without it.
+    /// position (at once when a check has seen it replayed); throws ``ReplicaBehind`` once ``ReplayGate/wait``
+    /// passed without it.
     func waitForReplay(of gate: ReplayGate, on connection: PostgresConnection) async throws {
         guard let position = gate.position else { return }
         #if HANGAR_PLANTED_FAULTS
             if PlantedFault.isPlanted(.noTokenWait) { return }
         #endif
+        // A position a check (the watch's or a read's) has seen replayed needs no round trip of its own.
+        if let timeline = gate.timeline, gate.replica.hasReplayed(position, on: timeline) { return }
         let deadline = ContinuousClock.now + gate.wait
         while true {
             let state = try await ReplicaState(connection, within: configuration.maximumReplicaLag, logger: logger)
+            gate.replica.record(state)
             if !state.inRecovery { return }  // promoted since it was checked: it has everything it ever had
             if state.timeline == gate.timeline, state.replayed >= position { return }
             guard ContinuousClock.now < deadline else { throw ReplicaBehind() }

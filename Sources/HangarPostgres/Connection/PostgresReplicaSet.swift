@@ -18,6 +18,9 @@ final class PostgresReplicaSet: Sendable {
         private let runner: Task<Void, Never>
         /// Whether it may serve reads now.
         let fit = Atomic<Bool>(false)
+        /// The newest replay position a check saw, with the timeline it was on: replay only moves forward on a
+        /// timeline, so a token at or before it needs no check of its own.
+        private let replayed = Mutex<(timeline: Int64, position: UInt64)?>(nil)
 
         init(client: PostgresClient, name: String) {
             self.client = client
@@ -28,6 +31,25 @@ final class PostgresReplicaSet: Sendable {
         func close() async {
             runner.cancel()
             await runner.value
+        }
+
+        /// Keeps what a check found (a standby's replay position), the newest on its timeline.
+        func record(_ state: ReplicaState) {
+            guard state.inRecovery else { return }
+            replayed.withLock { known in
+                if let current = known, current.timeline == state.timeline, current.position >= state.replayed {
+                    return
+                }
+                known = (state.timeline, state.replayed)
+            }
+        }
+
+        /// Whether a check has already seen this replica replay `position` on `timeline`.
+        func hasReplayed(_ position: UInt64, on timeline: Int64) -> Bool {
+            replayed.withLock { known in
+                guard let known else { return false }
+                return known.timeline == timeline && known.position >= position
+            }
         }
     }
 
@@ -152,6 +174,7 @@ final class PostgresReplicaSet: Sendable {
                 let found = try await answer(from: replica.client) { connection in
                     try await ReplicaState(connection, within: maximumLag, logger: logger)
                 }
+                replica.record(found)
                 if let required = requiredPosition, let timeline = primaryTimeline {
                     fit = found.inRecovery && found.timeline == timeline && found.replayed >= required
                 } else {
