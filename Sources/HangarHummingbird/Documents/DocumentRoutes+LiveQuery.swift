@@ -22,8 +22,11 @@ extension DocumentRoutes {
     /// answer, ``HangarHTTPError``) and ends the stream.
     func liveQuery(_ query: IndexQuery, user: String?, request: Request) async throws -> Response {
         let collection = query.collection
+        // The owners index in the page's scan, as for a plain query; a store without it filters key by key.
+        var query = query
+        if let user, try await store.read({ try await $0.hasOwnersIndex() }) { query.owner = user }
         let live =
-            if let user {
+            if let user, query.owner == nil {
                 store.observe(query) { key, reader in
                     try await SyncOwnership.isVisible(key, in: collection, to: user, reader)
                 }
