@@ -8,7 +8,7 @@ enum EditedFile {
     /// Reads `path` (`-` for standard input), applies `edit`, and writes the result to `output` (`-` for
     /// standard output) or, without one, over `path` with its permissions.
     static func edit(
-        _ path: String, output: String?, _ edit: (inout PropertyList) throws(KeyPathFailure) -> Void
+        _ path: String, output: String?, _ edit: (inout PropertyList) throws(PlistKeyPathFailure) -> Void
     ) throws(FileFailure) {
         var (value, format) = try loadPropertyList(at: path)
         guard format != .openStep else {
@@ -16,7 +16,7 @@ enum EditedFile {
                 path: path,
                 reason: "OpenStep property lists are read only; convert the file first (hangar convert xml1 FILE)")
         }
-        do throws(KeyPathFailure) {
+        do throws(PlistKeyPathFailure) {
             try edit(&value)
         } catch {
             throw FileFailure(path: path, reason: error.description)

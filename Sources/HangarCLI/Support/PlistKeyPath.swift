@@ -2,7 +2,7 @@ import PropertyList
 
 /// A key path as `plutil` spells it: `.` separates the steps, `\.` is a dot inside a key, and a step that is a
 /// decimal integer indexes an array (under a dictionary it is a key like any other).
-struct KeyPath: CustomStringConvertible {
+struct PlistKeyPath: CustomStringConvertible {
     /// The steps, with their escapes undone.
     let steps: [String]
 
@@ -47,7 +47,7 @@ struct KeyPath: CustomStringConvertible {
 }
 
 /// Why a key path does not lead where a verb needs it to; the reason of a `FILE: reason` line.
-struct KeyPathFailure: Error, CustomStringConvertible {
+struct PlistKeyPathFailure: Error, CustomStringConvertible {
     let description: String
 }
 
@@ -67,8 +67,8 @@ enum Edit {
 /// `extract` and `type` read. A `FILE: reason` failure otherwise.
 func lookUp(_ keyPath: String, in file: String, expecting expected: ValueType?) throws(FileFailure) -> PropertyList {
     let (document, _) = try loadPropertyList(at: file)
-    let path = KeyPath(keyPath)
-    do throws(KeyPathFailure) {
+    let path = PlistKeyPath(keyPath)
+    do throws(PlistKeyPathFailure) {
         let value = try document.value(at: path)
         try value.check(expected, at: path)
         return value
@@ -79,7 +79,7 @@ func lookUp(_ keyPath: String, in file: String, expecting expected: ValueType?) 
 
 extension PropertyList {
     /// The value at `path`, or a failure naming the key path up to the step that found nothing.
-    func value(at path: KeyPath) throws(KeyPathFailure) -> PropertyList {
+    func value(at path: PlistKeyPath) throws(PlistKeyPathFailure) -> PropertyList {
         var current = self
         for (depth, step) in path.steps.enumerated() {
             guard let child = current.child(step) else { throw Self.missing(path, through: depth) }
@@ -92,17 +92,18 @@ extension PropertyList {
     private func child(_ step: String) -> PropertyList? {
         switch self {
         case .dictionary(let entries): entries[step]
-        case .array(let elements): KeyPath.index(step).flatMap { elements.indices.contains($0) ? elements[$0] : nil }
+        case .array(let elements):
+            PlistKeyPath.index(step).flatMap { elements.indices.contains($0) ? elements[$0] : nil }
         default: nil
         }
     }
 
     /// Applies `edit` at `path`; everything else, dictionaries' key order included, stays as it was.
-    mutating func apply(_ edit: Edit, at path: KeyPath) throws(KeyPathFailure) {
+    mutating func apply(_ edit: Edit, at path: PlistKeyPath) throws(PlistKeyPathFailure) {
         try apply(edit, at: path, depth: 0)
     }
 
-    private mutating func apply(_ edit: Edit, at path: KeyPath, depth: Int) throws(KeyPathFailure) {
+    private mutating func apply(_ edit: Edit, at path: PlistKeyPath, depth: Int) throws(PlistKeyPathFailure) {
         let step = path.steps[depth]
         let isLast = depth == path.steps.count - 1
         switch self {
@@ -118,7 +119,7 @@ extension PropertyList {
                 try child.apply(edit, at: path, depth: depth + 1)
             }
         case .array(var elements):
-            guard let index = KeyPath.index(step) else { throw Self.missing(path, through: depth) }
+            guard let index = PlistKeyPath.index(step) else { throw Self.missing(path, through: depth) }
             self = .boolean(false)
             defer { self = .array(elements) }
             if isLast {
@@ -133,12 +134,12 @@ extension PropertyList {
     }
 
     private static func apply(
-        _ edit: Edit, to entries: inout PropertyList.Dictionary, key: String, path: KeyPath
-    ) throws(KeyPathFailure) {
+        _ edit: Edit, to entries: inout PropertyList.Dictionary, key: String, path: PlistKeyPath
+    ) throws(PlistKeyPathFailure) {
         switch edit {
         case .insert(let value):
             guard !entries.contains(key: key) else {
-                throw KeyPathFailure(description: "A value already exists at key path \(path)")
+                throw PlistKeyPathFailure(description: "A value already exists at key path \(path)")
             }
             entries[key] = value
         case .append(let value):
@@ -153,13 +154,13 @@ extension PropertyList {
     }
 
     private static func apply(
-        _ edit: Edit, to elements: inout [PropertyList], index: Int, path: KeyPath
-    ) throws(KeyPathFailure) {
+        _ edit: Edit, to elements: inout [PropertyList], index: Int, path: PlistKeyPath
+    ) throws(PlistKeyPathFailure) {
         switch edit {
         case .insert(let value):
             guard index <= elements.count else {
                 let parent = path.steps.count > 1 ? "key path \(path.prefix(path.steps.count - 1))" : "the root"
-                throw KeyPathFailure(
+                throw PlistKeyPathFailure(
                     description: "Index \(index) is past the end of the array at \(parent) (\(elements.count) values)")
             }
             elements.insert(value, at: index)
@@ -178,13 +179,13 @@ extension PropertyList {
         }
     }
 
-    private static func missing(_ path: KeyPath, through depth: Int) -> KeyPathFailure {
-        KeyPathFailure(description: "No value at key path \(path.prefix(depth + 1))")
+    private static func missing(_ path: PlistKeyPath, through depth: Int) -> PlistKeyPathFailure {
+        PlistKeyPathFailure(description: "No value at key path \(path.prefix(depth + 1))")
     }
 
-    private static func notAnArray(_ path: KeyPath, _ value: PropertyList?) -> KeyPathFailure {
+    private static func notAnArray(_ path: PlistKeyPath, _ value: PropertyList?) -> PlistKeyPathFailure {
         guard let value else { return missing(path, through: path.steps.count - 1) }
-        return KeyPathFailure(
+        return PlistKeyPathFailure(
             description: "-append needs an array at key path \(path), which holds \(ValueType(value).article)")
     }
 }

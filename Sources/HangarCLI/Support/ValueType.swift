@@ -31,11 +31,11 @@ enum ValueType: String, ExpressibleByArgument, CaseIterable {
 
 extension PropertyList {
     /// Fails unless this value, found at `path`, is of type `expected` (when one is given).
-    func check(_ expected: ValueType?, at path: KeyPath) throws(KeyPathFailure) {
+    func check(_ expected: ValueType?, at path: PlistKeyPath) throws(PlistKeyPathFailure) {
         guard let expected else { return }
         let found = ValueType(self)
         guard found == expected else {
-            throw KeyPathFailure(
+            throw PlistKeyPathFailure(
                 description: "The value at key path \(path) is \(found.article), not \(expected.article)")
         }
     }
@@ -99,8 +99,8 @@ struct ValueArgument: ParsableArguments {
     }
 
     /// The value the text spells, or a failure saying why it is not one of its type.
-    func value() throws(KeyPathFailure) -> PropertyList {
-        guard let (type, text) = given.first else { throw KeyPathFailure(description: "No value given") }
+    func value() throws(PlistKeyPathFailure) -> PropertyList {
+        guard let (type, text) = given.first else { throw PlistKeyPathFailure(description: "No value given") }
         guard let text else { return type == "array" ? .array([]) : .dictionary([:]) }
         if let value = Self.parse(text, as: type) { return value }
         if type == "xml" || type == "json" {
@@ -108,10 +108,10 @@ struct ValueArgument: ParsableArguments {
                 return type == "xml"
                     ? try PropertyList(xml: Array(text.utf8)) : try PropertyList(json: Array(text.utf8))
             } catch {
-                throw KeyPathFailure(description: "The -\(type) value is not a property list: \(error)")
+                throw PlistKeyPathFailure(description: "The -\(type) value is not a property list: \(error)")
             }
         }
-        throw KeyPathFailure(description: "\(text.debugDescription) is not a valid -\(type) value")
+        throw PlistKeyPathFailure(description: "\(text.debugDescription) is not a valid -\(type) value")
     }
 
     private static func parse(_ text: String, as type: String) -> PropertyList? {

@@ -19,7 +19,7 @@ struct EditTargets: ParsableArguments {
 
     /// Edits each file with `edit`; a file that fails prints its `FILE: reason` line and the others go on. Exits
     /// with status 1 when any failed.
-    func run(_ edit: (inout PropertyList) throws(KeyPathFailure) -> Void) throws {
+    func run(_ edit: (inout PropertyList) throws(PlistKeyPathFailure) -> Void) throws {
         var failed = false
         for file in files {
             do {

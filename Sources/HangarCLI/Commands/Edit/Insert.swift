@@ -26,8 +26,8 @@ struct Insert: ParsableCommand {
     var targets: EditTargets
 
     func run() throws {
-        let path = KeyPath(keyPath)
-        try targets.run { (document) throws(KeyPathFailure) in
+        let path = PlistKeyPath(keyPath)
+        try targets.run { (document) throws(PlistKeyPathFailure) in
             let given = try value.value()
             try document.apply(append ? .append(given) : .insert(given), at: path)
         }

@@ -15,7 +15,7 @@ struct Remove: ParsableCommand {
     var targets: EditTargets
 
     func run() throws {
-        let path = KeyPath(keyPath)
-        try targets.run { (document) throws(KeyPathFailure) in try document.apply(.remove, at: path) }
+        let path = PlistKeyPath(keyPath)
+        try targets.run { (document) throws(PlistKeyPathFailure) in try document.apply(.remove, at: path) }
     }
 }

@@ -22,8 +22,8 @@ struct Replace: ParsableCommand {
     var targets: EditTargets
 
     func run() throws {
-        let path = KeyPath(keyPath)
-        try targets.run { (document) throws(KeyPathFailure) in
+        let path = PlistKeyPath(keyPath)
+        try targets.run { (document) throws(PlistKeyPathFailure) in
             try document.apply(.replace(try value.value()), at: path)
         }
     }
