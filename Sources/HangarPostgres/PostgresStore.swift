@@ -132,27 +132,24 @@ public final class PostgresStore: DocumentStore {
     /// The document at `key`, read in one statement on its own (its own snapshot), without the `BEGIN` and
     /// `COMMIT` round trips of ``read(_:)``: a third of a single-document read's round trips.
     public func document(in collection: String, key: String) async throws -> StoredDocument? {
-        try await document(in: collection, key: key, after: nil, token: nil)
-    }
-
-    /// ``document(in:key:)`` at least as new as `token`, with the token of what it saw (read after it, on the same
-    /// connection: one more round trip).
-    public func document(in collection: String, key: String, after token: CommitToken?) async throws
-        -> Tokened<StoredDocument?>
-    {
-        let slot = CommitTokenSlot()
-        let document = try await document(in: collection, key: key, after: token, token: slot)
-        return Tokened(document, token: try Self.taken(slot))
-    }
-
-    private func document(in collection: String, key: String, after token: CommitToken?, token slot: CommitTokenSlot?)
-        async throws -> StoredDocument?
-    {
-        try await engine.withRead(after: token, .singleRead, token: slot) { transaction in
+        try await engine.withRead(after: nil, .singleRead) { transaction in
             let reader = PostgresReadTransaction(transaction, store: self)
             defer { reader.invalidate() }
             return try await reader.document(in: collection, key: key)
         }
+    }
+
+    /// ``document(in:key:)`` at least as new as `token`, with the token of what it saw: read in the same statement,
+    /// of the same snapshot, so a tokened read is one round trip too.
+    public func document(in collection: String, key: String, after token: CommitToken?) async throws
+        -> Tokened<StoredDocument?>
+    {
+        let (document, seen) = try await engine.withRead(after: token, .singleRead) { transaction in
+            let reader = PostgresReadTransaction(transaction, store: self)
+            defer { reader.invalidate() }
+            return try await reader.documentAndToken(in: collection, key: key)
+        }
+        return Tokened(document, token: seen)
     }
 
     /// The token a slot received; a transaction that returned always leaves one.

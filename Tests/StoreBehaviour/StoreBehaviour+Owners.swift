@@ -139,3 +139,25 @@ extension StoreBehaviour {
         }
     }
 }
+
+extension StoreBehaviour {
+    /// A point read with a token (``Hangar/DocumentStore/document(in:key:after:)``) answers the document as of a
+    /// state that covers the token and says which: for a stored key, a missing one, and after a delete.
+    func tokenedPointReads() async throws {
+        try await withStore { store in
+            let document: PropertyList = ["majorVersion": 1, "minorVersion": 0, "n": 1]
+            let saved = try await store.writeReturningToken { try await $0.save(envelope: document, key: "k", in: "c") }
+            let read = try await store.document(in: "c", key: "k", after: saved.token)
+            #expect(read.value?.revision == 1, "\(engine)")
+            #expect(read.token.covers(saved.token), "\(engine): \(read.token) does not cover \(saved.token)")
+            let missing = try await store.document(in: "c", key: "none", after: saved.token)
+            #expect(missing.value == nil && missing.token.covers(saved.token), "\(engine)")
+            let deleted = try await store.writeReturningToken {
+                try await $0.delete(key: "k", in: "c", expectedRevision: 1)
+            }
+            let gone = try await store.document(in: "c", key: "k", after: deleted.token)
+            #expect(gone.value == nil && gone.token.covers(deleted.token), "\(engine)")
+            #expect(!saved.token.covers(deleted.token), "\(engine)")
+        }
+    }
+}

@@ -82,6 +82,7 @@ public struct StoreBehaviour<Engine: DocumentStore>: Sendable {
         case .liveQueries: try await liveQueries()
         case .ownedKeysFromTheOwnersIndex: try await ownedKeysFromTheOwnersIndex()
         case .indexQueriesInAnOwnersScope: try await indexQueriesInAnOwnersScope()
+        case .tokenedPointReads: try await tokenedPointReads()
         }
     }
 
@@ -120,6 +121,7 @@ public enum Behaviour: String, CaseIterable, Sendable, CustomTestStringConvertib
     case restoreOverANewerMajorRefused, singleWritesKeepTheRules
     case compoundIndexOrder, keysetPagesAndCursors, compoundIndexLifecycle, indexQueriesAgainstAModel
     case pagingUnderConcurrentWriters, liveQueries, ownedKeysFromTheOwnersIndex, indexQueriesInAnOwnersScope
+    case tokenedPointReads
 
     public var testDescription: String { rawValue }
 }

@@ -36,6 +36,9 @@ extension PostgresStoreSQL {
         package static let columns = "revision, major, minor, class_tag, created_at, updated_at, body, key_id"
         /// ``columns`` of one document ($1 collection, $2 key).
         package let document: String
+        /// The token columns (``ChangeStatements/token``), then ``columns`` of one document ($1 collection, $2 key),
+        /// all NULL when there is none: a tokened read in one statement, its token of the snapshot it read.
+        package let documentWithToken: String
         package let documentExists: String
         /// revision, major, minor of the current document.
         package let currentRevision: String
@@ -71,6 +74,11 @@ extension PostgresStoreSQL {
         init(_ s: String) {
             let columns = Self.columns
             document = "SELECT \(columns) FROM \(s).documents WHERE collection = $1 AND key = $2"
+            let qualified = columns.split(separator: ", ").map { "d.\($0)" }.joined(separator: ", ")
+            documentWithToken = """
+                SELECT \(ChangeStatements.tokenColumns(s)), \(qualified)
+                FROM (SELECT 1) AS one LEFT JOIN \(s).documents AS d ON d.collection = $1 AND d.key = $2
+                """
             documentExists = "SELECT 1 FROM \(s).documents WHERE collection = $1 AND key = $2"
             currentRevision = "SELECT revision, major, minor FROM \(s).documents WHERE collection = $1 AND key = $2"
             currentRevisionForUpdate = currentRevision + " FOR UPDATE"

@@ -38,6 +38,29 @@ public class PostgresReadTransaction: DocumentReader {
         }.first
     }
 
+    /// ``document(in:key:)`` and the token of the snapshot it was read in, in one statement (a single read's
+    /// answer carries its token without a round trip of its own).
+    package func documentAndToken(in collection: String, key: String) async throws(HangarError) -> (
+        StoredDocument?, CommitToken
+    ) {
+        checkValid()
+        let statement = sql.documents.documentWithToken
+        let found = try await rows(statement, binds(collection, key)) { row -> (StoredDocument?, CommitToken) in
+            let cells = row.makeRandomAccess()
+            let token = CommitToken(
+                changeSequence: Int(try cells[1].decode(Int64?.self) ?? 0),
+                walPosition: try cells[0].decode(String?.self).flatMap(CommitToken.walPosition))
+            guard try cells[2].decode(Int64?.self) != nil else { return (nil, token) }
+            let document = try Self.storedDocument(
+                row, collection: collection, key: key, firstColumn: 2, encryption: encryption)
+            return (document, token)
+        }
+        guard let first = found.first else {
+            throw HangarError(.database, "A tokened read answered no row", sql: statement)
+        }
+        return first
+    }
+
     public func document(in collection: String, key: String, revision: Int) async throws(HangarError)
         -> StoredDocument?
     {
