@@ -4,7 +4,8 @@
 #   Scripts/fuzz.sh --build-only [TARGET...]                        compiles (every target by default), runs nothing
 #
 # A target is Fuzz/TARGET.swift, compiled with Fuzz/RoundTrip.swift. It names the modules it needs, in dependency
-# order, one line each (folders are searched for *.swift); without such lines it gets PropertyList alone:
+# order, one line each (folders are searched for *.swift; a word !FILE leaves that file out); without such lines it
+# gets PropertyList alone:
 #   // fuzz-module: PropertyList Sources/PropertyList
 #   // fuzz-module: Hangar Sources/Hangar/Model Sources/Hangar/Registry
 # and may name extra seed folders the same way:   // fuzz-seeds: Migrations/Pilots
@@ -52,7 +53,13 @@ objects=()
 for line in "${modules[@]}"; do
     read -r -a words <<<"$line"
     name=${words[0]}
-    mapfile -t sources < <(find "${words[@]:1}" -name '*.swift' | sort)
+    # The folders' (and files') sources, but a word `!FILE` leaves that file out.
+    paths=()
+    excluded=()
+    for word in "${words[@]:1}"; do
+        if [[ $word == '!'* ]]; then excluded+=("${word#!}"); else paths+=("$word"); fi
+    done
+    mapfile -t sources < <(find "${paths[@]}" -name '*.swift' | sort | grep -vxF -f <(printf '%s\n' "${excluded[@]}"))
     compile "${flags[@]}" -module-name "$name" -wmo -emit-module -emit-module-path "$out/modules/$name.swiftmodule" \
         -c "${sources[@]}" -o "$out/modules/$name.o"
     objects+=("$out/modules/$name.o")
