@@ -1,4 +1,5 @@
 import Foundation
+import PropertyList
 
 /// How the `db` verbs print a document key in their line output (`ls`, `find`): as it is when it reads back
 /// unambiguously, quoted with escapes when it would not.
@@ -11,7 +12,7 @@ import Foundation
 enum PrintedKey {
     /// `key` as a line shows it.
     static func text(_ key: String) -> String {
-        isPlain(key) ? key : quoted(key)
+        isPlain(key) ? key : PropertyList.quoted(key, escapingNonASCII: true)
     }
 
     private static func isPlain(_ key: String) -> Bool {
@@ -23,22 +24,5 @@ enum PrintedKey {
         guard plainScalars else { return false }
         // Composed form, compared by bytes: a decomposed key prints quoted, unlike its composed twin.
         return key.precomposedStringWithCanonicalMapping.utf8.elementsEqual(key.utf8)
-    }
-
-    private static func quoted(_ key: String) -> String {
-        var text = "\""
-        for scalar in key.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value >= 0x7F:
-                text += "\\u{" + String(scalar.value, radix: 16) + "}"
-            default: text.unicodeScalars.append(scalar)
-            }
-        }
-        return text + "\""
     }
 }

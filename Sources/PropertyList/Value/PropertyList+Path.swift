@@ -40,8 +40,9 @@ extension PropertyList {
     }
 
     /// `key` in double quotes, with `"`, `\` and control characters escaped (`\n`, `\u{1b}`): how paths and
-    /// `hangar print` show a key that is not a plain name.
-    package static func quoted(_ key: String) -> String {
+    /// `hangar print` show a key that is not a plain name. With `escapingNonASCII`, every scalar above ASCII is
+    /// written `\u{HEX}` too, so two canonically equivalent keys never print alike.
+    package static func quoted(_ key: String, escapingNonASCII: Bool = false) -> String {
         var text = "\""
         for scalar in key.unicodeScalars {
             switch scalar {
@@ -50,7 +51,7 @@ extension PropertyList {
             case "\n": text += "\\n"
             case "\r": text += "\\r"
             case "\t": text += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F || (escapingNonASCII && scalar.value > 0x7F):
                 text += "\\u{" + String(scalar.value, radix: 16) + "}"
             default: text.unicodeScalars.append(scalar)
             }
