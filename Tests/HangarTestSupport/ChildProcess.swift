@@ -83,19 +83,30 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// Waits until the output contains `text`; false if the child ended or time ran out.
+    ///
+    /// Each wake-up searches only the bytes that came since the last one (and the `text.count - 1` before them, for
+    /// a match split across reads): a child printing thousands of lines is not slowed by a search of all its output
+    /// per line, under the lock the reader needs to take the next bytes.
     public func waitForOutput(containing text: String, timeout: TimeInterval) -> Bool {
         let needle = Array(text.utf8)
+        guard let first = needle.first else { return true }
         let deadline = Date(timeIntervalSinceNow: timeout)
         condition.lock()
         defer { condition.unlock() }
+        var searched = 0
         while true {
-            if output.count >= needle.count,
-                (0...(output.count - needle.count)).contains(where: {
-                    output[$0..<($0 + needle.count)].elementsEqual(needle)
-                })
-            {
-                return true
+            let found = output.withUnsafeBufferPointer { bytes in
+                var start = max(0, searched - needle.count + 1)
+                while start + needle.count <= bytes.count {
+                    guard let candidate = bytes[start...].firstIndex(of: first) else { return false }
+                    if candidate + needle.count > bytes.count { return false }
+                    if bytes[candidate..<(candidate + needle.count)].elementsEqual(needle) { return true }
+                    start = candidate + 1
+                }
+                return false
             }
+            if found { return true }
+            searched = output.count
             if reachedEnd || !condition.wait(until: deadline) { return false }
         }
     }
