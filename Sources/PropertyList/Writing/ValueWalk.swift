@@ -49,13 +49,17 @@ enum ValueWalk {
         case .array(let elements):
             guard depth < WriteLimits.maxDepth else { throw WriteLimits.depthFailure() }
             try visitor.beginArray(elements, depth: depth)
-            for index in elements.indices {
-                do {
-                    visitor.beginElement(index, depth: depth)
-                    try step(
-                        elements[index], depth: depth + 1, sortingKeys: sortingKeys, nodes: &nodes, visitor: &visitor)
-                } catch {
-                    throw error.under(.index(index))
+            // Elements are lent from the array's buffer, not copied out of it: no retain and release per element.
+            try elements.withUnsafeBufferPointer { (buffer) throws(WriteFailure) in
+                for index in buffer.indices {
+                    do throws(WriteFailure) {
+                        visitor.beginElement(index, depth: depth)
+                        try step(
+                            buffer[index], depth: depth + 1, sortingKeys: sortingKeys, nodes: &nodes,
+                            visitor: &visitor)
+                    } catch {
+                        throw error.under(.index(index))
+                    }
                 }
             }
             visitor.endArray(elements, depth: depth)
@@ -64,13 +68,19 @@ enum ValueWalk {
             let entries = sortingKeys ? kept.sortedByKey() : kept
             guard depth < WriteLimits.maxDepth else { throw WriteLimits.depthFailure() }
             try visitor.beginDictionary(entries, depth: depth)
-            for index in entries.indices {
-                let (key, element) = entries[index]
-                do {
-                    try visitor.beginEntry(key, index: index, depth: depth)
-                    try step(element, depth: depth + 1, sortingKeys: sortingKeys, nodes: &nodes, visitor: &visitor)
-                } catch {
-                    throw error.under(.key(key))
+            let keys = entries.keys
+            try keys.withUnsafeBufferPointer { (keys) throws(WriteFailure) in
+                try entries.values.withUnsafeBufferPointer { (values) throws(WriteFailure) in
+                    for index in values.indices {
+                        do throws(WriteFailure) {
+                            try visitor.beginEntry(keys[index], index: index, depth: depth)
+                            try step(
+                                values[index], depth: depth + 1, sortingKeys: sortingKeys, nodes: &nodes,
+                                visitor: &visitor)
+                        } catch {
+                            throw error.under(.key(keys[index]))
+                        }
+                    }
                 }
             }
             visitor.endDictionary(entries, depth: depth)
