@@ -22,7 +22,7 @@
 /// step number (`Step6-WriteDocument.swift` installs step 6); the statements the engine runs today under
 /// `Statements/`. A function a later step replaces keeps its earlier step's text (a step is never edited), so the
 /// live definitions are: `write_document` from step 6, `write_document_alone` from step 5, `note_changes`,
-/// `number_changes` and `number_pending_changes` from step 3.
+/// `number_changes` and `number_pending_changes` from step 3, `commit_token` and `read_document` from step 7.
 package struct PostgresStoreSQL: Sendable {
     /// The schema's name, as validated (``PostgresStoreConfiguration/validateSchema(_:)``).
     package let schema: String
@@ -87,6 +87,7 @@ package struct PostgresStoreSQL: Sendable {
             WriteStatements.step4WriteDocument(s, lockSeed: lockSeed),
             WriteStatements.step5WriteDocumentAlone(s),
             WriteStatements.step6WriteDocument(s, lockSeed: lockSeed),
+            step7ReadsPlannedOnce(s),
         ]
     }
 

@@ -44,17 +44,9 @@ extension PostgresStoreSQL {
         /// Changes of collection $3 after $1, oldest first, at most $2 (NULL: all).
         package let changesOfCollectionSince: String
 
-        /// The two columns of ``token``, for a statement that reads its token in its own snapshot.
-        static func tokenColumns(_ s: String) -> String {
-            """
-            (CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_lsn() END)::text,
-                (SELECT last_sequence FROM \(s).change_counter WHERE id = 1)
-            """
-        }
-
         init(_ s: String, schema: String) {
             counter = "SELECT last_sequence, last_transaction, pruned_through FROM \(s).change_counter WHERE id = 1"
-            token = "SELECT " + Self.tokenColumns(s)
+            token = "SELECT wal_position, last_sequence FROM \(s).commit_token()"
             noteChanges = """
                 SELECT \(s).note_changes($1::text[], $2::double precision[], $3::text[], $4::text[], $5::bigint[],
                     $6::bigint[], $7::bigint[], $8::text[], $9::boolean[], $10::bigint, $11::double precision)
