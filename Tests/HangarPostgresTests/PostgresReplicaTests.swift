@@ -53,6 +53,28 @@ enum TestReplicas {
         return value
     }
 
+    /// Sends `signal` to the server whose data folder is `data`: its postmaster (`postmaster.pid`'s first line) and
+    /// every process it started (their parent in `/proc`); returns how many were signalled.
+    @discardableResult
+    static func signalServer(in data: String, _ signal: Int32) throws -> Int {
+        let lines = try String(contentsOfFile: data + "/postmaster.pid", encoding: .utf8).split(separator: "\n")
+        guard let first = lines.first, let postmaster = Int32(first) else {
+            throw Missing(description: "\(data)/postmaster.pid names no process")
+        }
+        var processes = [postmaster]
+        for entry in try FileManager.default.contentsOfDirectory(atPath: "/proc") {
+            guard let process = Int32(entry),
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let name = stat.lastIndex(of: ")")
+            else { continue }
+            // After the name: the state, then the parent's pid.
+            let fields = stat[stat.index(after: name)...].split(separator: " ")
+            if fields.count > 1, Int32(fields[1]) == postmaster { processes.append(process) }
+        }
+        for process in processes { kill(process, signal) }
+        return processes.count
+    }
+
     /// Runs `pg_ctl ARGUMENTS` as the clusters' owner; throws when it fails. Not through pipes: a server that
     /// `pg_ctl start` leaves running would hold them open.
     static func control(_ arguments: [String]) throws {
@@ -216,6 +238,29 @@ enum TestReplicas {
             #expect(
                 report.last
                     == "replication: synchronous (on): promoting a synchronous standby loses no acknowledged write")
+        }
+    }
+
+    /// A replica that stops answering (its server stopped with SIGSTOP: connections open and silent) never fails a
+    /// read the primary can serve: a tokened read's replay check meets its deadline, the replica is set aside, and
+    /// the primary answers. (hangar-check found it: the check's expired deadline escaped untyped, an HTTP 500.)
+    @Test func aReplicaThatStopsAnsweringNeverFailsATokenedRead() async throws {
+        let delayed = TestReplicas.count
+        let data = try TestReplicas.require(TestReplicas.data(delayed), "standby \(delayed)'s data folder")
+        _ = try TestReplicas.require(TestReplicas.delay, "HANGAR_TEST_POSTGRES_DELAY_MS")
+        try await withStore(replicas: [delayed]) { store in
+            // The delayed replica has not replayed this write: the read must ask it, and it never answers.
+            let saved = try await store.saveReturningToken(envelope: Self.envelope(1), key: "k", in: "c")
+            #expect(try TestReplicas.signalServer(in: data, SIGSTOP) > 1)
+            defer { _ = try? TestReplicas.signalServer(in: data, SIGCONT) }
+            let start = ContinuousClock.now
+            let read = try await store.document(in: "c", key: "k", after: saved.token)
+            #expect(read.value?.revision == 1)
+            #expect(store.engine.replicaSet?.pick() == nil, "the silent replica is still in use")
+            // Within the check's deadline (maximumReplicaLag, 1 s), and a margin for a loaded machine.
+            #expect(ContinuousClock.now - start < .seconds(10))
+            let again = try await store.document(in: "c", key: "k", after: read.token)
+            #expect(again.value?.revision == 1)
         }
     }
 

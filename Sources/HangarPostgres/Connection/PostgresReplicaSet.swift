@@ -209,11 +209,23 @@ struct ReplicaState: Sendable {
     let replayed: UInt64
     let timeline: Int64
 
-    init(_ connection: PostgresConnection, within deadline: Duration, logger: Logger) async throws {
-        let rows = try await connection.rows(
-            PostgresQuery(unsafeSQL: PostgresReplicaSet.replicaCheck), within: deadline, logger: logger)
-        guard let row = rows.first else { throw HangarError(.database, "A replica's check answered no row") }
-        let (inRecovery, text, timeline) = try row.decode((Bool, String, Int64).self)
+    /// Asks the server behind `connection`; a failure is the layer's ``Hangar/HangarError`` (an answer not given
+    /// within `deadline` is ``Hangar/HangarError/Code/connectionLost``), so a read that met it on a replica is
+    /// served by the primary instead.
+    init(_ connection: PostgresConnection, within deadline: Duration, logger: Logger) async throws(HangarError) {
+        let check = PostgresReplicaSet.replicaCheck
+        let found: (Bool, String, Int64)
+        do {
+            let rows = try await connection.rows(PostgresQuery(unsafeSQL: check), within: deadline, logger: logger)
+            guard let row = rows.first else { throw HangarError(.database, "A replica's check answered no row") }
+            found = try row.decode((Bool, String, Int64).self)
+        } catch let expired as StatementDeadlineExpired {
+            throw HangarError.postgresNoAnswer(
+                sql: check, phase: .statement, deadline: expired.deadline, underlying: expired)
+        } catch {
+            throw HangarError.postgres(error, sql: check, phase: .statement)
+        }
+        let (inRecovery, text, timeline) = found
         self.inRecovery = inRecovery
         replayed = CommitToken.walPosition(text) ?? 0
         self.timeline = timeline
