@@ -45,6 +45,24 @@ extension PostgresConnection {
     }
 }
 
+extension PostgresConnection {
+    /// ``rows(_:within:logger:)``, its failure the layer's error for `phase`: an expired deadline is
+    /// ``Hangar/HangarError/postgresNoAnswer(sql:phase:deadline:underlying:)``, anything else
+    /// ``Hangar/HangarError/postgres(_:sql:phase:)``.
+    package func rows(
+        _ statement: PostgresQuery, within deadline: Duration, logger: Logger, phase: PostgresPhase
+    ) async throws(HangarError) -> [PostgresRow] {
+        do {
+            return try await rows(statement, within: deadline, logger: logger)
+        } catch let expired as StatementDeadlineExpired {
+            throw HangarError.postgresNoAnswer(
+                sql: statement.sql, phase: phase, deadline: expired.deadline, underlying: expired)
+        } catch {
+            throw HangarError.postgres(error, sql: statement.sql, phase: phase)
+        }
+    }
+}
+
 /// No answer to a statement came within the deadline; the connection was closed.
 package struct StatementDeadlineExpired: Error, Sendable {
     /// The deadline that passed.

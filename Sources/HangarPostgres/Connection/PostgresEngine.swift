@@ -219,15 +219,8 @@ package final class PostgresEngine: Sendable {
     private func command(_ statement: String, on connection: PostgresConnection, phase: PostgresPhase)
         async throws(HangarError)
     {
-        do {
-            _ = try await connection.rows(
-                PostgresQuery(unsafeSQL: statement), within: configuration.answerDeadline, logger: logger)
-        } catch let expired as StatementDeadlineExpired {
-            throw HangarError.postgresNoAnswer(
-                sql: statement, phase: phase, deadline: expired.deadline, underlying: expired)
-        } catch {
-            throw HangarError.postgres(error, sql: statement, phase: phase)
-        }
+        _ = try await connection.rows(
+            PostgresQuery(unsafeSQL: statement), within: configuration.answerDeadline, logger: logger, phase: phase)
     }
 
     /// Numbers the committed changes of `ticket` (and any other pending ones) in the feed, on the connection the

@@ -214,14 +214,12 @@ struct ReplicaState: Sendable {
     /// served by the primary instead.
     init(_ connection: PostgresConnection, within deadline: Duration, logger: Logger) async throws(HangarError) {
         let check = PostgresReplicaSet.replicaCheck
+        let rows = try await connection.rows(
+            PostgresQuery(unsafeSQL: check), within: deadline, logger: logger, phase: .statement)
+        guard let row = rows.first else { throw HangarError(.database, "A replica's check answered no row") }
         let found: (Bool, String, Int64)
         do {
-            let rows = try await connection.rows(PostgresQuery(unsafeSQL: check), within: deadline, logger: logger)
-            guard let row = rows.first else { throw HangarError(.database, "A replica's check answered no row") }
             found = try row.decode((Bool, String, Int64).self)
-        } catch let expired as StatementDeadlineExpired {
-            throw HangarError.postgresNoAnswer(
-                sql: check, phase: .statement, deadline: expired.deadline, underlying: expired)
         } catch {
             throw HangarError.postgres(error, sql: check, phase: .statement)
         }

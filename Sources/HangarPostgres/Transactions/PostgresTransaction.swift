@@ -105,18 +105,13 @@ package final class PostgresTransaction {
             failure = closed
             throw closed
         }
-        do {
+        do throws(HangarError) {
             return try await connection.rows(
-                PostgresQuery(unsafeSQL: statement, binds: binds), within: deadline, logger: logger)
-        } catch let expired as StatementDeadlineExpired {
-            let mapped = HangarError.postgresNoAnswer(
-                sql: statement, phase: statementPhase, deadline: expired.deadline, underlying: expired)
-            failure = mapped
-            throw mapped
+                PostgresQuery(unsafeSQL: statement, binds: binds), within: deadline, logger: logger,
+                phase: statementPhase)
         } catch {
-            let mapped = HangarError.postgres(error, sql: statement, phase: statementPhase)
-            failure = mapped
-            throw mapped
+            failure = error
+            throw error
         }
     }
 

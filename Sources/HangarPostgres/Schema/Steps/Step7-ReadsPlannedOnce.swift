@@ -14,14 +14,18 @@ extension PostgresStoreSQL {
     /// - `read_document(collection, key)`: `commit_token()`'s two columns, then the document's columns
     ///   (``DocumentStatements/columns``), all NULL when there is none.
     static func step7ReadsPlannedOnce(_ s: String) -> [String] {
-        [
+        // The token's two assignments, the same in both functions.
+        let token = """
+            wal_position := (CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn()
+                    ELSE pg_current_wal_lsn() END)::text;
+                SELECT c.last_sequence INTO last_sequence FROM \(s).change_counter AS c WHERE c.id = 1;
+            """
+        return [
             """
             CREATE FUNCTION \(s).commit_token(OUT wal_position text, OUT last_sequence bigint)
             LANGUAGE plpgsql STABLE AS $token$
             BEGIN
-                wal_position := (CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn()
-                    ELSE pg_current_wal_lsn() END)::text;
-                SELECT c.last_sequence INTO last_sequence FROM \(s).change_counter AS c WHERE c.id = 1;
+                \(token)
             END
             $token$
             """,
@@ -33,9 +37,7 @@ extension PostgresStoreSQL {
             LANGUAGE plpgsql STABLE AS $read$
             #variable_conflict use_column
             BEGIN
-                wal_position := (CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn()
-                    ELSE pg_current_wal_lsn() END)::text;
-                SELECT c.last_sequence INTO last_sequence FROM \(s).change_counter AS c WHERE c.id = 1;
+                \(token)
                 SELECT d.revision, d.major, d.minor, d.class_tag, d.created_at, d.updated_at, d.body, d.key_id
                 INTO revision, major, minor, class_tag, created_at, updated_at, body, key_id
                 FROM \(s).documents AS d WHERE d.collection = p_collection AND d.key = p_key;
